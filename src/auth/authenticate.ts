@@ -1,0 +1,47 @@
+/**
+ * Finds the caller's key in the request headers and looks it up.
+ *
+ * Keys are never held in clear: the config keeps sha256 digests, and a request's
+ * key is hashed before the lookup. The map lookup compares digests, not keys, so
+ * its timing says nothing useful about any real key; the final comparison of
+ * the two digests uses timingSafeEqual all the same.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Config, GatewayKey } from '../config/types.js';
+import { authenticationFailed } from '../errors.js';
+
+export type KeyStyle = 'bearer' | 'anthropic';
+
+/** `x-api-key` first (what Anthropic does when both arrive), then `Authorization: Bearer`. */
+export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): string | undefined {
+  if (style === 'anthropic') {
+    const apiKey = headers['x-api-key'];
+    if (typeof apiKey === 'string' && apiKey !== '') return apiKey.trim();
+  }
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const match = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    if (match?.[1]) return match[1].trim();
+  }
+  return undefined;
+}
+
+export const digestKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export function authenticate(config: Config, headers: IncomingHttpHeaders, style: KeyStyle): GatewayKey {
+  const key = extractKey(headers, style);
+  if (key === undefined) {
+    throw authenticationFailed(
+      style === 'anthropic'
+        ? 'Missing API key. Send it in the `x-api-key` header or as `Authorization: Bearer <key>`.'
+        : 'Missing API key. Send it as `Authorization: Bearer <key>`.',
+    );
+  }
+  const digest = digestKey(key);
+  const found = config.keys.get(digest);
+  if (!found || !timingSafeEqual(Buffer.from(found.digest, 'hex'), Buffer.from(digest, 'hex'))) {
+    throw authenticationFailed('Invalid API key: it belongs to no key group of this gateway.');
+  }
+  return found;
+}

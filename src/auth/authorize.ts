@@ -1,0 +1,53 @@
+/**
+ * What a caller may use is the intersection of its key group and the model:
+ * a group's "no" is 403 (ask for another key), a model's "no" is 400 (ask the
+ * model for something it can do).
+ */
+import type { KeyGroupConfig, ModelConfig } from '../config/types.js';
+import { matchGlob } from '../config/glob.js';
+import { invalidRequest, permissionDenied } from '../errors.js';
+import type { Feature, Protocol } from '../protocols/types.js';
+
+const protocolNames = {
+  responses: 'the Responses API',
+  chat: 'Chat Completions',
+  messages: 'the Messages API',
+} as const satisfies Record<Protocol, string>;
+
+const featureNames = {
+  tools: 'tools',
+  images: 'image input',
+  streaming: 'streaming',
+  reasoning: 'reasoning/thinking',
+} as const satisfies Record<Feature, string>;
+
+export const groupAllowsModel = (group: KeyGroupConfig, model: string): boolean =>
+  group.models.some((pattern) => matchGlob(pattern, model));
+
+export function authorize(
+  group: KeyGroupConfig,
+  model: ModelConfig,
+  requested: string,
+  protocol: Protocol,
+  features: readonly Feature[],
+): void {
+  if (!groupAllowsModel(group, requested)) {
+    throw permissionDenied(`Key group '${group.name}' may not use model '${requested}'.`, 'model');
+  }
+  if (!group.protocols.has(protocol)) {
+    throw permissionDenied(`Key group '${group.name}' may not use ${protocolNames[protocol]}.`);
+  }
+  if (!model.protocols.has(protocol)) {
+    throw invalidRequest(`Model '${requested}' is not available through ${protocolNames[protocol]}.`, 'model');
+  }
+  for (const feature of features) {
+    if (!group.features.has(feature)) {
+      throw permissionDenied(
+        `Key group '${group.name}' may not use ${featureNames[feature]} (requested with model '${requested}').`,
+      );
+    }
+    if (!model.features.has(feature)) {
+      throw invalidRequest(`Model '${requested}' does not support ${featureNames[feature]}.`);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/** `model-gateway serve`: load the config, start the gateway, print the banner, stop gracefully on a signal. */
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/types.js';
+import { ExitError } from '../../errors.js';
+import { createLogger } from '../../log/logger.js';
+import { createGateway } from '../../server/gateway.js';
+import { VERSION } from '../../version.js';
+import { formatBanner } from '../banner.js';
+import { chalkFor } from '../colour.js';
+import type { CliIo } from '../io.js';
+import type { ServeFlags } from '../main.js';
+
+/** How long in-flight requests may take to finish after SIGINT/SIGTERM. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+function withFlags(config: Config, flags: ServeFlags): Config {
+  return {
+    ...config,
+    server: { ...config.server, host: flags.host ?? config.server.host, port: flags.port ?? config.server.port },
+  };
+}
+
+export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
+  const loaded = await loadConfig({
+    ...(flags.config !== undefined ? { configPath: flags.config } : {}),
+    cwd: io.cwd,
+    env: io.env,
+  });
+  const config = withFlags(loaded.config, flags);
+  const chalk = chalkFor(io.stdout, io.env, flags.color);
+  const logger = createLogger({
+    out: io.stdout,
+    chalk,
+    verbose: flags.verbose ?? false,
+    ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
+  });
+  const gateway = createGateway({ config, logger, version: VERSION });
+
+  let url: string;
+  try {
+    url = await gateway.listen();
+  } catch (err) {
+    await gateway.close(0);
+    const code = (err as { code?: string }).code;
+    const where = `${config.server.host}:${config.server.port}`;
+    throw new ExitError(
+      code === 'EADDRINUSE'
+        ? `Cannot listen on ${where}: the port is in use. Pick another with --port (0 picks a free one).`
+        : `Cannot listen on ${where}: ${(err as Error).message}`,
+      1,
+    );
+  }
+  io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION }));
+
+  const signal = await io.stopSignal();
+  logger.info(chalk.gray(`${signal}: stopping; in-flight requests have ${SHUTDOWN_GRACE_MS / 1000}s to finish`));
+  await gateway.close(SHUTDOWN_GRACE_MS);
+  logger.info(chalk.gray('stopped'));
+}

@@ -1,0 +1,98 @@
+/**
+ * Finds and reads the config file (cosmiconfig), or falls back to the built-in default,
+ * then parses it. Read and parse failures become `ConfigError`s like validation failures,
+ * so the CLI has one error to print.
+ */
+import path from 'node:path';
+import { cosmiconfig, getDefaultSearchPlaces } from 'cosmiconfig';
+import { ConfigError } from '../errors.js';
+import { defaultWrittenConfig } from './default.js';
+import type { Env } from './env.js';
+import { parseConfig } from './parse.js';
+import type { LoadedConfig } from './types.js';
+
+export const MODULE_NAME = 'model-gateway';
+
+/** cosmiconfig's places for `model-gateway` (package.json field, `.model-gatewayrc*`, `model-gateway.config.*`, ...), then ours. */
+export const SEARCH_PLACES: readonly string[] = [
+  ...getDefaultSearchPlaces(MODULE_NAME),
+  'gateway.config.json',
+  'gateway.config.yaml',
+  'gateway.config.yml',
+];
+
+export interface LoadConfigOptions {
+  /** `--config FILE`; relative to `cwd`. When given, no search happens. */
+  readonly configPath?: string | undefined;
+  /** Where to search (this directory only). Default: `process.cwd()`. */
+  readonly cwd?: string | undefined;
+  /** Default: `process.env`. */
+  readonly env?: Env | undefined;
+}
+
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  // No cache: a reload must see the file as it is now.
+  const explorer = cosmiconfig(MODULE_NAME, { searchPlaces: [...SEARCH_PLACES], cache: false });
+
+  if (options.configPath !== undefined) {
+    const filepath = path.resolve(cwd, options.configPath);
+    const result = await readOrThrow(() => explorer.load(filepath), filepath);
+    if (result === null || result.isEmpty) {
+      const message =
+        path.basename(filepath) === 'package.json' ? `no "${MODULE_NAME}" field in package.json` : 'config file is empty';
+      throw new ConfigError([{ path: '', message }], filepath);
+    }
+    return fromFile(result.config, result.filepath, env);
+  }
+
+  const found = await readOrThrow(() => explorer.search(cwd), undefined);
+  if (found !== null) return fromFile(found.config, found.filepath, env);
+
+  const { written, generatedKey } = defaultWrittenConfig(env);
+  const description = `built-in default (no config file found in ${cwd})`;
+  const config = parseConfig(written, { env, source: description });
+  return {
+    config,
+    source: generatedKey === undefined ? { filepath: undefined, description } : { filepath: undefined, description, generatedKey },
+  };
+}
+
+function fromFile(raw: unknown, filepath: string, env: Env): LoadedConfig {
+  return { config: parseConfig(raw, { env, source: filepath }), source: { filepath, description: filepath } };
+}
+
+async function readOrThrow<T>(read: () => Promise<T>, filepath: string | undefined): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    throw toConfigError(error, filepath);
+  }
+}
+
+function toConfigError(error: unknown, filepath: string | undefined): ConfigError {
+  const e = error as { code?: unknown; filepath?: unknown; message?: unknown };
+  const file = typeof e.filepath === 'string' ? e.filepath : filepath;
+  if (e.code === 'ENOENT' && filepath !== undefined) {
+    return new ConfigError([{ path: '', message: `config file not found: ${filepath}` }], filepath);
+  }
+  if (e.code === 'EISDIR' && filepath !== undefined) {
+    return new ConfigError([{ path: '', message: `not a file: ${filepath}` }], filepath);
+  }
+  const text = typeof e.message === 'string' ? e.message : String(error);
+  return new ConfigError([{ path: '', message: parseErrorMessage(text) }], file);
+}
+
+/**
+ * One line from a loader's error. cosmiconfig prefixes "JSON Error in <path>:" (the path is
+ * already the source) and parse-json / js-yaml add coloured code frames, which the
+ * `path: message` list cannot show well; js-yaml's first line already carries (line:column).
+ */
+export function parseErrorMessage(text: string): string {
+  const match = /^(\w+) Error in [^\n]*?:\s*/.exec(text);
+  const body = (match ? text.slice(match[0].length) : text).replace(/\u001b\[[0-9;]*m/g, '');
+  const isFrame = (line: string) => /^\s*>?\s*\d*\s*\|/.test(line) || /^\s*-*\^\s*$/.test(line);
+  const summary = body.split('\n').find((line) => line.trim() !== '' && !isFrame(line))?.trim() ?? 'unreadable file';
+  return match ? `could not parse (${match[1]}): ${summary}` : summary;
+}

@@ -1,0 +1,98 @@
+/**
+ * Schema output → `Config`: type-dependent defaults, keys reduced to digests, models split
+ * into exact names and specificity-ordered globs. Assumes `rules.ts` found nothing.
+ */
+import type { Protocol } from '../protocols/types.js';
+import { compareSpecificity, isGlob } from './glob.js';
+import { keyDigest, keyId } from './keys.js';
+import type { ValidatedConfig } from './schema.js';
+import type {
+  Config,
+  GatewayKey,
+  KeyGroupConfig,
+  ModelConfig,
+  ProviderConfig,
+  ProviderType,
+} from './types.js';
+
+type WrittenProvider = ValidatedConfig['providers'][string];
+type WrittenModel = ValidatedConfig['models'][string];
+type WrittenKeyGroup = ValidatedConfig['keyGroups'][string];
+
+/** What each provider type speaks natively, and where it lives unless `baseUrl` says otherwise. */
+export const PROVIDER_DEFAULTS = {
+  openai: { protocols: ['responses', 'chat'], baseUrl: 'https://api.openai.com/v1' },
+  // The Anthropic SDK convention: the base URL has no /v1; the client appends /v1/messages.
+  anthropic: { protocols: ['messages'], baseUrl: 'https://api.anthropic.com' },
+  'openai-compatible': { protocols: ['chat'], baseUrl: undefined },
+  echo: { protocols: ['responses', 'chat', 'messages'], baseUrl: undefined },
+} as const satisfies Record<ProviderType, { protocols: readonly Protocol[]; baseUrl: string | undefined }>;
+
+export function normalizeConfig(written: ValidatedConfig): Config {
+  const providers = new Map(Object.entries(written.providers).map(([id, p]) => [id, normalizeProvider(id, p)]));
+
+  const models = new Map<string, ModelConfig>();
+  const globs: ModelConfig[] = [];
+  for (const [pattern, m] of Object.entries(written.models)) {
+    const model = normalizeModel(pattern, m);
+    if (model.isGlob) globs.push(model);
+    else models.set(pattern, model);
+  }
+  // Stable sort: equally specific globs keep their order in the file.
+  globs.sort((a, b) => compareSpecificity(a.pattern, b.pattern));
+
+  const keyGroups = new Map<string, KeyGroupConfig>();
+  const keys = new Map<string, GatewayKey>();
+  for (const [name, g] of Object.entries(written.keyGroups)) {
+    const group = normalizeKeyGroup(name, g);
+    keyGroups.set(name, group);
+    for (const key of group.keys) keys.set(key.digest, key);
+  }
+
+  return { server: { ...written.server }, providers, models, modelGlobs: globs, keyGroups, keys };
+}
+
+function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
+  const defaults = PROVIDER_DEFAULTS[p.type];
+  const isEcho = p.type === 'echo';
+  return {
+    id,
+    type: p.type,
+    baseUrl: isEcho ? '' : stripTrailingSlashes(p.baseUrl ?? defaults.baseUrl ?? ''),
+    apiKey: isEcho ? undefined : p.apiKey,
+    headers: { ...p.headers },
+    protocols: new Set(p.protocols ?? defaults.protocols),
+    timeouts: { ...p.timeouts },
+  };
+}
+
+function normalizeModel(pattern: string, m: WrittenModel): ModelConfig {
+  return {
+    pattern,
+    isGlob: isGlob(pattern),
+    provider: m.provider,
+    upstreamModel: m.upstreamModel,
+    protocols: new Set(m.protocols),
+    features: new Set(m.features),
+    description: m.description,
+    maxOutputTokens: m.maxOutputTokens,
+  };
+}
+
+function normalizeKeyGroup(name: string, g: WrittenKeyGroup): KeyGroupConfig {
+  const keys = g.keys.map((entry): GatewayKey => {
+    const digest = keyDigest(typeof entry === 'string' ? entry : entry.key);
+    return { digest, id: keyId(digest), name: typeof entry === 'string' ? undefined : entry.name, group: name };
+  });
+  return {
+    name,
+    keys,
+    models: [...new Set(g.models)],
+    protocols: new Set(g.protocols),
+    features: new Set(g.features),
+  };
+}
+
+function stripTrailingSlashes(url: string): string {
+  return url.replace(/\/+$/, '');
+}

@@ -1,0 +1,32 @@
+/**
+ * raw value → `Config`, synchronously: env references, schema, cross-field rules, normalisation.
+ * Every problem found is thrown together in one `ConfigError`.
+ */
+import { ConfigError, type ConfigIssue } from '../errors.js';
+import { interpolateEnv, type Env } from './env.js';
+import { normalizeConfig } from './normalize.js';
+import { checkRules } from './rules.js';
+import { writtenConfigSchema } from './schema.js';
+import type { Config } from './types.js';
+import { configErrorMap, toConfigIssues } from './zod-issues.js';
+
+export interface ParseConfigOptions {
+  /** Where `${NAME}` references are looked up. Default: `process.env`. */
+  readonly env?: Env | undefined;
+  /** Names the config in error messages, e.g. a file path. */
+  readonly source?: string | undefined;
+}
+
+export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Config {
+  const { value, issues: envIssues } = interpolateEnv(raw, options.env ?? process.env);
+  const parsed = writtenConfigSchema.safeParse(value, { error: configErrorMap, reportInput: true });
+  const issues: ConfigIssue[] = parsed.success
+    ? checkRules(parsed.data)
+    : toConfigIssues(parsed.error.issues, writtenConfigSchema);
+
+  // An unset variable leaves its `${NAME}` text in place; a second complaint about that text is noise.
+  const envPaths = new Set(envIssues.map((issue) => issue.path));
+  const all = [...envIssues, ...issues.filter((issue) => !envPaths.has(issue.path))];
+  if (all.length > 0 || !parsed.success) throw new ConfigError(all, options.source);
+  return normalizeConfig(parsed.data);
+}

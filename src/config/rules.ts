@@ -1,0 +1,92 @@
+/**
+ * Cross-field rules the schema cannot express. Run on a config that already passed the
+ * schema; each rule returns issues, never throws, so all of them are reported together.
+ */
+import type { ConfigIssue } from '../errors.js';
+import { globProblem, isGlob, matchGlob } from './glob.js';
+import { keyDigest } from './keys.js';
+import { formatPath } from './path.js';
+import type { ValidatedConfig } from './schema.js';
+
+type Rule = (config: ValidatedConfig) => ConfigIssue[];
+
+/** Provider ids and group names are referred to elsewhere, so they must be writable and readable. */
+const validIds: Rule = (config) => {
+  const issues: ConfigIssue[] = [];
+  const check = (section: string, id: string) => {
+    if (id === '') issues.push({ path: formatPath([section, id]), message: 'name must not be empty' });
+    else if (/\s/.test(id)) issues.push({ path: formatPath([section, id]), message: `"${id}" contains whitespace` });
+  };
+  for (const id of Object.keys(config.providers)) check('providers', id);
+  for (const name of Object.keys(config.keyGroups)) check('keyGroups', name);
+  return issues;
+};
+
+const modelNames: Rule = (config) =>
+  Object.keys(config.models).flatMap((name) => {
+    const problem = globProblem(name);
+    return problem ? [{ path: formatPath(['models', name]), message: problem }] : [];
+  });
+
+const knownProviders: Rule = (config) => {
+  const ids = Object.keys(config.providers);
+  const configured = ids.length > 0 ? `configured: ${ids.join(', ')}` : 'no providers are configured';
+  return Object.entries(config.models).flatMap(([name, model]) =>
+    Object.hasOwn(config.providers, model.provider)
+      ? []
+      : [{ path: formatPath(['models', name, 'provider']), message: `unknown provider "${model.provider}" (${configured})` }],
+  );
+};
+
+const compatibleNeedsBaseUrl: Rule = (config) =>
+  Object.entries(config.providers).flatMap(([id, provider]) =>
+    provider.type === 'openai-compatible' && provider.baseUrl === undefined
+      ? [{ path: formatPath(['providers', id, 'baseUrl']), message: 'required for openai-compatible providers' }]
+      : [],
+  );
+
+/** A group's patterns must be valid globs, and an exact name must be something a client could actually get. */
+const groupModels: Rule = (config) => {
+  const patterns = Object.keys(config.models);
+  const issues: ConfigIssue[] = [];
+  for (const [group, { models }] of Object.entries(config.keyGroups)) {
+    models.forEach((pattern, i) => {
+      const path = formatPath(['keyGroups', group, 'models', i]);
+      const problem = globProblem(pattern);
+      if (problem) issues.push({ path, message: problem });
+      else if (!isGlob(pattern) && !patterns.some((p) => matchGlob(p, pattern))) {
+        issues.push({ path, message: `"${pattern}" matches no configured model (neither an exact name nor a glob)` });
+      }
+    });
+  }
+  return issues;
+};
+
+/** One key, one group: a key in two groups would make its permissions depend on lookup order. */
+const uniqueKeys: Rule = (config) => {
+  const seen = new Map<string, { group: string; index: number }>();
+  const issues: ConfigIssue[] = [];
+  for (const [group, { keys }] of Object.entries(config.keyGroups)) {
+    keys.forEach((entry, index) => {
+      const digest = keyDigest(typeof entry === 'string' ? entry : entry.key);
+      const first = seen.get(digest);
+      if (!first) {
+        seen.set(digest, { group, index });
+        return;
+      }
+      const where = formatPath(['keyGroups', first.group, 'keys', first.index]);
+      const message =
+        first.group === group
+          ? `duplicate key: the same key is already in group "${group}" (${where})`
+          : `duplicate key: the same key is already in group "${first.group}" (${where}); a key may belong to one group only, here "${group}"`;
+      issues.push({ path: formatPath(['keyGroups', group, 'keys', index]), message });
+    });
+  }
+  return issues;
+};
+
+const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, compatibleNeedsBaseUrl, groupModels, uniqueKeys];
+
+export function checkRules(config: ValidatedConfig): ConfigIssue[] {
+  return RULES.flatMap((rule) => rule(config));
+}

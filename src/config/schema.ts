@@ -1,0 +1,160 @@
+/**
+ * The written config file's shape (zod 4): the single source of `WrittenConfig` and of
+ * `schema/gateway.schema.json`. Every field carries a description because editors show
+ * them. Defaults that do not depend on other fields live here so the JSON Schema shows
+ * them; type-dependent ones (a provider's base URL and protocols) are in `normalize.ts`.
+ */
+import { z } from 'zod';
+import { FEATURES, PROTOCOLS } from '../protocols/types.js';
+import { isWellFormedKey } from './keys.js';
+import { PROVIDER_TYPES } from './types.js';
+
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_PORT = 8787;
+export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 600_000, idleMs: 300_000 } as const;
+
+const protocol = z.enum(PROTOCOLS);
+const feature = z.enum(FEATURES);
+
+// RFC 9110 token characters; anything else would make the upstream request throw at send time.
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid HTTP header name');
+const headerValue = z.string().regex(/^[^\r\n]*$/, 'header values must not contain line breaks');
+
+const positiveInt = () => z.int().positive();
+
+const timeouts = z
+  .strictObject({
+    connectMs: positiveInt().default(DEFAULT_TIMEOUTS.connectMs).describe('TCP/TLS connect timeout, in milliseconds.'),
+    headersMs: positiveInt()
+      .default(DEFAULT_TIMEOUTS.headersMs)
+      .describe('Longest wait from sending a request to receiving the response headers, in milliseconds.'),
+    idleMs: positiveInt()
+      .default(DEFAULT_TIMEOUTS.idleMs)
+      .describe('Longest silence between two chunks of a response body (streams included), in milliseconds.'),
+  })
+  .describe('Upstream timeouts for this provider.');
+
+const server = z
+  .strictObject({
+    host: z.string().min(1).default(DEFAULT_HOST).describe('Interface to listen on. Use 0.0.0.0 to listen on all interfaces.'),
+    port: z.int().min(0).max(65535).default(DEFAULT_PORT).describe('TCP port to listen on; 0 picks a free port.'),
+    maxBodyBytes: positiveInt()
+      .default(DEFAULT_MAX_BODY_BYTES)
+      .describe('Largest accepted request body, in bytes (default 32 MiB).'),
+  })
+  .describe('Where the gateway listens.');
+
+const provider = z
+  .strictObject({
+    type: z
+      .enum(PROVIDER_TYPES)
+      .describe(
+        'openai (Responses + Chat Completions), anthropic (Messages), openai-compatible (Chat Completions; baseUrl required) or echo (built in, answers locally).',
+      ),
+    // Not z.httpUrl(): that one insists on a domain name and rejects localhost and IP addresses.
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .describe(
+        'Absolute http(s) base URL. Defaults: openai https://api.openai.com/v1, anthropic https://api.anthropic.com (no /v1). Required for openai-compatible; unused by echo.',
+      ),
+    apiKey: z.string().optional().describe('Upstream credential, usually "${ENV_VAR}". Optional; unused by echo.'),
+    headers: z
+      .record(headerName, headerValue)
+      .optional()
+      .describe('Extra static headers sent with every upstream request.'),
+    protocols: z
+      .array(protocol)
+      .min(1)
+      .optional()
+      .describe(
+        'Protocols the upstream speaks natively, overriding the type\'s own set (openai: responses, chat; anthropic: messages; openai-compatible: chat; echo: all).',
+      ),
+    timeouts: timeouts.prefault({}),
+  })
+  .describe('An upstream: where requests go and how they are authenticated.');
+
+const model = z
+  .strictObject({
+    provider: z.string().describe('Id of the provider (a key of "providers") that serves this model.'),
+    upstreamModel: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Model name sent upstream. Default: the name the client asked for.'),
+    protocols: z
+      .array(protocol)
+      .min(1)
+      .default([...PROTOCOLS])
+      .describe('Inbound protocols clients may use for this model. Default: all.'),
+    features: z
+      .array(feature)
+      .default([...FEATURES])
+      .describe('Request features this model accepts (tools, images, streaming, reasoning). Default: all.'),
+    description: z.string().optional().describe('Free text, shown by `check` and the models endpoint.'),
+    maxOutputTokens: positiveInt().optional().describe('Largest output token count the model supports.'),
+  })
+  .describe('A model (or, for a glob key, a family of models) and where it is served.');
+
+const keyText = z
+  .string()
+  .min(1, 'key must not be empty')
+  .refine(isWellFormedKey, 'a "sha256:" key must be followed by exactly 64 hex digits')
+  .describe('A plain key (stored only as its sha256 digest) or "sha256:<64 hex digits>".');
+
+const key = z
+  .union([
+    keyText,
+    z
+      .strictObject({
+        name: z.string().min(1).optional().describe('A label for logs.'),
+        key: keyText,
+      })
+      .describe('A key with a label.'),
+  ])
+  .describe('A client key.');
+
+const keyGroup = z
+  .strictObject({
+    keys: z.array(key).describe('Keys clients send (Authorization: Bearer or x-api-key).'),
+    models: z
+      .array(z.string())
+      .min(1)
+      .default(['*'])
+      .describe('Model names or globs (* and ?) this group may use. Default: ["*"].'),
+    protocols: z
+      .array(protocol)
+      .min(1)
+      .default([...PROTOCOLS])
+      .describe('Inbound protocols this group may use. Default: all.'),
+    features: z
+      .array(feature)
+      .default([...FEATURES])
+      .describe('Request features this group may use. Default: all.'),
+  })
+  .describe('Client keys sharing one set of permissions.');
+
+export const writtenConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('Path or URL of this JSON Schema, for editors.'),
+    server: server.prefault({}),
+    providers: z.record(z.string(), provider).describe('Upstreams, by id.'),
+    models: z
+      .record(z.string(), model)
+      .describe(
+        'Models by exact name or glob (* any run of characters, ? one character). Exact names win; among globs the one with more literal characters.',
+      ),
+    keyGroups: z
+      .record(z.string(), keyGroup)
+      .default({})
+      .describe('Client key groups, by name. A request must carry a key from one of them.'),
+  })
+  .describe(
+    'model-gateway configuration. Any string value may reference an environment variable as ${NAME} ($${NAME} for a literal ${NAME}).',
+  );
+
+/** The config as a user writes it (defaults optional). */
+export type WrittenConfig = z.input<typeof writtenConfigSchema>;
+/** The config after schema validation: static defaults applied, env references resolved. */
+export type ValidatedConfig = z.output<typeof writtenConfigSchema>;

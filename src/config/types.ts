@@ -1,0 +1,98 @@
+/**
+ * The normalised configuration: defaults applied, `${ENV}` references resolved,
+ * keys reduced to sha256 digests, models indexed. Code outside `config/` sees only this.
+ * The written (user-facing) shape is `WrittenConfig`, inferred from `schema.ts`.
+ */
+import type { Feature, Protocol } from '../protocols/types.js';
+
+export const PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible', 'echo'] as const;
+export type ProviderType = (typeof PROVIDER_TYPES)[number];
+
+export interface Timeouts {
+  /** TCP/TLS connect. */
+  readonly connectMs: number;
+  /** From request sent to response headers received. */
+  readonly headersMs: number;
+  /** Longest silence between two body chunks (streams included). */
+  readonly idleMs: number;
+}
+
+export interface ProviderConfig {
+  readonly id: string;
+  readonly type: ProviderType;
+  /** Absolute base URL without a trailing slash, e.g. `https://api.openai.com/v1`. Empty for `echo`. */
+  readonly baseUrl: string;
+  /** The provider credential, already resolved from the environment. Never logged. */
+  readonly apiKey: string | undefined;
+  /** Extra static headers sent upstream. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Protocols the provider speaks natively. */
+  readonly protocols: ReadonlySet<Protocol>;
+  readonly timeouts: Timeouts;
+}
+
+export interface ModelConfig {
+  /** The key as written: an exact name or a glob (`claude-*`, `*`). */
+  readonly pattern: string;
+  readonly isGlob: boolean;
+  readonly provider: string;
+  /** Undefined means "send the requested name". */
+  readonly upstreamModel: string | undefined;
+  /** Inbound protocols allowed for this model. */
+  readonly protocols: ReadonlySet<Protocol>;
+  readonly features: ReadonlySet<Feature>;
+  readonly description: string | undefined;
+  readonly maxOutputTokens: number | undefined;
+}
+
+export interface GatewayKey {
+  /** sha256 of the key, lowercase hex. */
+  readonly digest: string;
+  /** A short, non-secret id for logs: the first 8 hex digits of the digest. */
+  readonly id: string;
+  /** Optional label from the config (`{ "name": "alice", "key": "..." }`). */
+  readonly name: string | undefined;
+  readonly group: string;
+}
+
+export interface KeyGroupConfig {
+  readonly name: string;
+  readonly keys: readonly GatewayKey[];
+  /** Exact names or globs. */
+  readonly models: readonly string[];
+  readonly protocols: ReadonlySet<Protocol>;
+  readonly features: ReadonlySet<Feature>;
+}
+
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  /** Largest accepted request body in bytes (default 32 MiB). */
+  readonly maxBodyBytes: number;
+}
+
+export interface Config {
+  readonly server: ServerConfig;
+  readonly providers: ReadonlyMap<string, ProviderConfig>;
+  /** Exact-name models, by name. */
+  readonly models: ReadonlyMap<string, ModelConfig>;
+  /** Glob models, most specific first (see `routing/resolve-model.ts`). */
+  readonly modelGlobs: readonly ModelConfig[];
+  readonly keyGroups: ReadonlyMap<string, KeyGroupConfig>;
+  /** Every key by digest. */
+  readonly keys: ReadonlyMap<string, GatewayKey>;
+}
+
+/** Where a loaded config came from, for the banner and `check`. */
+export interface ConfigSource {
+  /** Absolute file path, or undefined for the built-in default. */
+  readonly filepath: string | undefined;
+  readonly description: string;
+  /** A key generated at start (default config only), to be shown once. */
+  readonly generatedKey?: string;
+}
+
+export interface LoadedConfig {
+  readonly config: Config;
+  readonly source: ConfigSource;
+}

@@ -1,0 +1,51 @@
+/**
+ * Where request records go: a line on stdout (plus detail with --verbose) and,
+ * with --log-file, one JSON object per line appended to a file.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import type { ChalkInstance } from 'chalk';
+import { formatDetail, formatLine, toJsonEntry } from './format.js';
+import type { RequestRecord } from './record.js';
+
+export interface LogSink {
+  write(text: string): unknown;
+}
+
+export interface Logger {
+  readonly verbose: boolean;
+  request(record: RequestRecord): void;
+  /** Free-form notices (startup, shutdown, reload), on the same stream. */
+  info(text: string): void;
+  close(): Promise<void>;
+}
+
+export interface LoggerOptions {
+  readonly out: LogSink;
+  readonly chalk: ChalkInstance;
+  readonly verbose?: boolean;
+  readonly logFile?: string;
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const { out, chalk } = options;
+  const verbose = options.verbose ?? false;
+  let file: WriteStream | undefined;
+  if (options.logFile) {
+    file = createWriteStream(options.logFile, { flags: 'a' });
+    // A log file that cannot be written must not take the gateway down.
+    file.on('error', (err) => out.write(chalk.red(`log file ${options.logFile}: ${err.message}\n`)));
+  }
+  return {
+    verbose,
+    request(record) {
+      out.write(`${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`);
+      file?.write(`${JSON.stringify(toJsonEntry(record))}\n`);
+    },
+    info(text) {
+      out.write(`${text}\n`);
+    },
+    close() {
+      return new Promise((resolve) => (file ? file.end(resolve) : resolve()));
+    },
+  };
+}

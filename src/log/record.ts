@@ -1,0 +1,42 @@
+/** Everything one log line (and one log-file entry) says about a request, filled in as it is handled. */
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Protocol, Usage } from '../protocols/types.js';
+
+export interface RequestRecord {
+  readonly id: string;
+  /** Epoch ms, for the timestamp. */
+  readonly startedAt: number;
+  /** performance.now() at arrival, for durations. */
+  readonly start: number;
+  readonly method: string;
+  readonly path: string;
+  protocol?: Protocol;
+  /** The protocol spoken upstream (differs from `protocol` when translated). */
+  upstreamProtocol?: Protocol;
+  userAgent?: string;
+  keyGroup?: string;
+  /** Non-secret key id (digest prefix) and optional label. */
+  keyId?: string;
+  keyName?: string;
+  model?: string;
+  provider?: string;
+  upstreamModel?: string;
+  stream?: boolean;
+  status?: number;
+  durationMs?: number;
+  /** Time to the first byte sent to the client, for streams. */
+  ttfbMs?: number;
+  usage?: Usage;
+  /** Why the request failed, safe to show. */
+  error?: string;
+  /** The client went away before the response was complete. */
+  aborted?: boolean;
+  /** Captured only with --verbose. */
+  detail?: {
+    requestHeaders?: IncomingHttpHeaders;
+    requestBody?: unknown;
+    responseHeaders?: OutgoingHttpHeaders;
+    responseBody?: unknown;
+    upstreamError?: string;
+  };
+}

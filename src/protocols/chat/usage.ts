@@ -1,0 +1,45 @@
+/** Chat Completions usage and stream following. `prompt_tokens` already includes cached tokens. */
+import { chatStreamErrorFrame } from '../errors.js';
+import { dropUndefined, isObject } from '../shallow.js';
+import { num, parseJson, type StreamWatch } from '../stream-watch.js';
+import type { Usage } from '../types.js';
+
+export function chatUsage(json: unknown): Usage {
+  const u = isObject(json) ? json.usage : undefined;
+  if (!isObject(u)) return {};
+  const details = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  return dropUndefined({
+    inputTokens: num(u.prompt_tokens),
+    outputTokens: num(u.completion_tokens),
+    cachedTokens: num(details.cached_tokens),
+  });
+}
+
+export function createChatWatch(): StreamWatch {
+  let usage: Usage = {};
+  let finished = false;
+  return {
+    onEvent({ data }) {
+      if (data === '[DONE]') {
+        finished = true;
+        return;
+      }
+      // Most chunks are deltas; parse only those that can carry usage, an end or an error.
+      const hasUsage = data.includes('"usage":{');
+      const hasFinish = !finished && data.includes('"finish_reason":"');
+      const hasError = data.includes('"error"');
+      if (!hasUsage && !hasFinish && !hasError) return;
+      const chunk = parseJson(data);
+      if (!isObject(chunk)) return;
+      if (hasUsage) usage = { ...usage, ...chatUsage(chunk) };
+      if (hasFinish || (hasError && chunk.error)) finished = true;
+    },
+    get usage() {
+      return usage;
+    },
+    get finished() {
+      return finished;
+    },
+    errorFrames: chatStreamErrorFrame,
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Renders a GatewayError in the caller's protocol: a JSON body before the
+ * response started, or an in-band stream frame after.
+ * @see ../../../shared/docs/protocols.md sections D1, D2, D5
+ */
+import type { ErrorKind, GatewayError } from '../errors.js';
+import { errorFamily, type ErrorFamily, type Protocol } from './types.js';
+
+/** OpenAI's `error.type` and default `code` per kind (status decides what the SDKs do; these are for humans). */
+const openaiTypes = {
+  invalid_request: ['invalid_request_error', null],
+  authentication: ['invalid_request_error', 'invalid_api_key'],
+  permission: ['permission_error', null],
+  not_found: ['invalid_request_error', null],
+  method_not_allowed: ['invalid_request_error', null],
+  request_too_large: ['invalid_request_error', 'request_too_large'],
+  rate_limit: ['rate_limit_error', 'rate_limit_exceeded'],
+  timeout: ['server_error', 'timeout'],
+  upstream_unavailable: ['server_error', 'upstream_unavailable'],
+  upstream_error: ['server_error', null],
+  overloaded: ['service_unavailable_error', 'server_is_overloaded'],
+  internal: ['server_error', null],
+} as const satisfies Record<ErrorKind, readonly [string, string | null]>;
+
+/** Anthropic's documented `error.type` per kind. */
+const anthropicTypes = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  method_not_allowed: 'invalid_request_error',
+  request_too_large: 'request_too_large',
+  rate_limit: 'rate_limit_error',
+  timeout: 'timeout_error',
+  upstream_unavailable: 'api_error',
+  upstream_error: 'api_error',
+  overloaded: 'overloaded_error',
+  internal: 'api_error',
+} as const satisfies Record<ErrorKind, string>;
+
+export interface RenderedError {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** The `error` object of the OpenAI body, also used inside stream frames. */
+export function openaiErrorObject(err: GatewayError, upstreamFamily?: ErrorFamily) {
+  const [type, code] = openaiTypes[err.kind];
+  return {
+    message: err.message,
+    type: upstreamFamily === 'openai' && err.upstreamType ? err.upstreamType : type,
+    param: err.param,
+    code: err.code ?? code,
+  };
+}
+
+function anthropicErrorObject(err: GatewayError, upstreamFamily?: ErrorFamily) {
+  const type = upstreamFamily === 'anthropic' && err.upstreamType ? err.upstreamType : anthropicTypes[err.kind];
+  return { type, message: err.message };
+}
+
+export interface RenderOptions {
+  readonly requestId: string;
+  /** The family of the upstream that produced the error, if any: its own `type` is kept when it matches the caller's. */
+  readonly upstreamFamily?: ErrorFamily;
+}
+
+export function renderError(err: GatewayError, protocol: Protocol, options: RenderOptions): RenderedError {
+  const family = errorFamily(protocol);
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...err.headers };
+  // Anthropic clients treat 529 as "overloaded, retry"; OpenAI clients expect 503.
+  const status = err.kind === 'overloaded' && family === 'anthropic' && err.status === 503 ? 529 : err.status;
+  const body =
+    family === 'openai'
+      ? { error: openaiErrorObject(err, options.upstreamFamily) }
+      : { type: 'error', error: anthropicErrorObject(err, options.upstreamFamily), request_id: options.requestId };
+  headers[family === 'openai' ? 'x-request-id' : 'request-id'] ??= options.requestId;
+  return { status, headers, body: JSON.stringify(body) };
+}
+
+/** Chat: a data-only frame carrying `{error}`; no `[DONE]` after it. */
+export function chatStreamErrorFrame(err: GatewayError): string {
+  return `data: ${JSON.stringify({ error: openaiErrorObject(err) })}\n\n`;
+}
+
+/** Messages: a named `error` event. */
+export function messagesStreamErrorFrame(err: GatewayError): string {
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: anthropicErrorObject(err) })}\n\n`;
+}
+
+/**
+ * Responses: an `error` event carrying both the documented flat fields and the
+ * nested `error` object seen in production (protocols.md D5), then
+ * `response.failed` when a response was announced, so strict parsers of either
+ * shape and both SDK majors see the failure.
+ */
+export function responsesStreamErrorFrames(
+  err: GatewayError,
+  nextSequence: number,
+  announced: Record<string, unknown> | undefined,
+): string {
+  const inner = openaiErrorObject(err);
+  const errorEvent = {
+    type: 'error',
+    sequence_number: nextSequence,
+    code: inner.code ?? inner.type,
+    message: inner.message,
+    param: inner.param,
+    error: inner,
+  };
+  let out = `event: error\ndata: ${JSON.stringify(errorEvent)}\n\n`;
+  if (announced) {
+    const failed = {
+      type: 'response.failed',
+      sequence_number: nextSequence + 1,
+      response: { ...announced, status: 'failed', error: { code: 'server_error', message: err.message } },
+    };
+    out += `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+  }
+  return out;
+}

@@ -1,0 +1,57 @@
+/**
+ * Anthropic usage and stream following. Anthropic's `input_tokens` EXCLUDES cache
+ * reads and writes, so the log's input total adds them back (protocols.md F9).
+ */
+import { messagesStreamErrorFrame } from '../errors.js';
+import { dropUndefined, isObject } from '../shallow.js';
+import { num, parseJson, type StreamWatch } from '../stream-watch.js';
+import type { Usage } from '../types.js';
+
+/** Reads a `usage` object; missing counts stay undefined so later events can fill them. */
+export function anthropicUsage(u: unknown): Usage {
+  if (!isObject(u)) return {};
+  const input = num(u.input_tokens);
+  const read = num(u.cache_read_input_tokens) ?? 0;
+  const written = num(u.cache_creation_input_tokens) ?? 0;
+  return dropUndefined({
+    inputTokens: input === undefined ? undefined : input + read + written,
+    outputTokens: num(u.output_tokens),
+    cachedTokens: read || undefined,
+  });
+}
+
+export const messagesUsage = (message: unknown): Usage => anthropicUsage(isObject(message) ? message.usage : undefined);
+
+export function createMessagesWatch(): StreamWatch {
+  let usage: Usage = {};
+  let finished = false;
+  return {
+    onEvent({ event, data }) {
+      switch (event) {
+        case 'message_start': {
+          const parsed = parseJson(data);
+          if (isObject(parsed)) usage = messagesUsage(parsed.message);
+          break;
+        }
+        case 'message_delta': {
+          // Counts here are cumulative totals that override message_start's.
+          const parsed = parseJson(data);
+          if (isObject(parsed)) usage = { ...usage, ...anthropicUsage(parsed.usage) };
+          break;
+        }
+        case 'message_stop':
+        case 'error':
+          finished = true;
+          break;
+        default:
+      }
+    },
+    get usage() {
+      return usage;
+    },
+    get finished() {
+      return finished;
+    },
+    errorFrames: messagesStreamErrorFrame,
+  };
+}

@@ -1,0 +1,48 @@
+/** Responses usage and stream following. `input_tokens` already includes cached tokens. */
+import { responsesStreamErrorFrames } from '../errors.js';
+import { dropUndefined, isObject } from '../shallow.js';
+import { num, parseJson, type StreamWatch } from '../stream-watch.js';
+import type { Usage } from '../types.js';
+
+export function responsesUsage(response: unknown): Usage {
+  const u = isObject(response) ? response.usage : undefined;
+  if (!isObject(u)) return {};
+  const details = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
+  return dropUndefined({
+    inputTokens: num(u.input_tokens),
+    outputTokens: num(u.output_tokens),
+    cachedTokens: num(details.cached_tokens),
+  });
+}
+
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+const TYPE_IN_DATA = /"type"\s*:\s*"([^"]+)"/;
+
+export function createResponsesWatch(): StreamWatch {
+  let usage: Usage = {};
+  let finished = false;
+  let events = 0;
+  let announced: Record<string, unknown> | undefined;
+  return {
+    onEvent({ event, data }) {
+      events++;
+      // Some OpenAI-compatible servers omit `event:` lines; the type is then only in the data.
+      const type = event ?? TYPE_IN_DATA.exec(data.slice(0, 200))?.[1];
+      if (type === 'response.created') {
+        const parsed = parseJson(data);
+        if (isObject(parsed) && isObject(parsed.response)) announced = parsed.response;
+      } else if (type !== undefined && TERMINAL.has(type)) {
+        finished = true;
+        const parsed = parseJson(data);
+        if (isObject(parsed) && isObject(parsed.response)) usage = responsesUsage(parsed.response);
+      }
+    },
+    get usage() {
+      return usage;
+    },
+    get finished() {
+      return finished;
+    },
+    errorFrames: (err) => responsesStreamErrorFrames(err, events, announced),
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Shallow request checks shared by the three protocols: only what the gateway
+ * itself depends on. Everything else passes through untouched, because clients
+ * add fields every release and a strict schema would turn each one into a 400.
+ */
+import { invalidRequest } from '../errors.js';
+
+export type Json = Record<string, unknown>;
+
+export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function requireObjectBody(body: unknown): Json {
+  if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
+  return body;
+}
+
+export function requireModel(body: Json): string {
+  const model = body.model;
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw invalidRequest(
+      model === undefined ? 'Missing required parameter: `model`.' : '`model` must be a non-empty string.',
+      'model',
+    );
+  }
+  return model;
+}
+
+/** `stream` must be a boolean when present (null is accepted as "not set", as the SDK types allow). */
+export function readStream(body: Json): boolean {
+  const stream = body.stream;
+  if (stream === undefined || stream === null) return false;
+  if (typeof stream !== 'boolean') throw invalidRequest('`stream` must be a boolean.', 'stream');
+  return stream;
+}
+
+/** A non-empty array of objects, each with a string `role`. */
+export function requireMessages(body: Json): Json[] {
+  const messages = body.messages;
+  if (messages === undefined) throw invalidRequest('Missing required parameter: `messages`.', 'messages');
+  if (!Array.isArray(messages)) throw invalidRequest('`messages` must be an array.', 'messages');
+  if (messages.length === 0) throw invalidRequest('`messages` must contain at least one message.', 'messages');
+  for (let i = 0; i < messages.length; i++) {
+    const m: unknown = messages[i];
+    if (!isObject(m)) throw invalidRequest(`\`messages[${i}]\` must be an object.`, `messages[${i}]`);
+    if (typeof m.role !== 'string' || m.role === '') {
+      throw invalidRequest(`\`messages[${i}].role\` must be a non-empty string.`, `messages[${i}].role`);
+    }
+  }
+  return messages as Json[];
+}
+
+export const nonEmptyArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0;
+
+/** Does any content part (in `content` arrays, one level of nesting into tool results) have one of these types? */
+export function hasPartOfType(items: readonly unknown[], types: ReadonlySet<string>, nestedKeys: readonly string[]): boolean {
+  for (const item of items) {
+    if (!isObject(item)) continue;
+    if (typeof item.type === 'string' && types.has(item.type)) return true;
+    for (const key of nestedKeys) {
+      const nested = item[key];
+      if (Array.isArray(nested) && hasPartOfType(nested, types, nestedKeys)) return true;
+    }
+  }
+  return false;
+}
+
+/** Removes keys whose value is undefined (for `exactOptionalPropertyTypes` objects built from optional reads). */
+export function dropUndefined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o as { [K in keyof T]?: Exclude<T[K], undefined> };
+}

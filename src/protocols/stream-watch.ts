@@ -1,0 +1,27 @@
+/**
+ * A watcher follows a stream in its own protocol without changing it: it picks
+ * up usage for the log, notices the protocol's proper end, and knows how to end
+ * the stream with an in-band error when the upstream dies half way.
+ */
+import type { GatewayError } from '../errors.js';
+import type { SseEvent } from '../sse/parse.js';
+import type { Usage } from './types.js';
+
+export interface StreamWatch {
+  onEvent(event: SseEvent): void;
+  readonly usage: Usage;
+  /** The stream reached its protocol's proper end, or carried its own error. */
+  readonly finished: boolean;
+  /** The frames that end this stream with an error. */
+  errorFrames(err: GatewayError): string;
+}
+
+export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export function parseJson(data: string): unknown {
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,27 @@
+/** The three inbound/outbound wire protocols, by their short names. */
+export const PROTOCOLS = ['responses', 'chat', 'messages'] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+/** What a request may use, and what a model or key group may allow. */
+export const FEATURES = ['tools', 'images', 'streaming', 'reasoning'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+/** The error-body family a protocol renders errors in. */
+export type ErrorFamily = 'openai' | 'anthropic';
+export const errorFamily = (p: Protocol): ErrorFamily => (p === 'messages' ? 'anthropic' : 'openai');
+
+/** Token counts as reported by the provider, normalised for the log. */
+export interface Usage {
+  /** All input tokens, cached ones included. */
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Input tokens read from the prompt cache (a part of `inputTokens`). */
+  cachedTokens?: number;
+}
+
+/** What the gateway reads from a request before routing it. */
+export interface RequestInfo {
+  readonly model: string;
+  readonly stream: boolean;
+  readonly features: readonly Feature[];
+}

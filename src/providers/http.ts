@@ -1,0 +1,90 @@
+/**
+ * The provider for everything reached over HTTP: one undici Agent (keep-alive
+ * pools per origin) per provider, with the provider's timeouts.
+ */
+import { Agent, errors, request, type Dispatcher } from 'undici';
+import type { ProviderConfig } from '../config/types.js';
+import { GatewayError } from '../errors.js';
+import { credentialHeaders, endpointUrl } from './endpoints.js';
+import type { Provider, UpstreamRequest, UpstreamResponse } from './types.js';
+
+export interface HttpProviderDeps {
+  /** Replaces the provider's own Agent (tests inject failures this way). */
+  readonly dispatcher?: Dispatcher;
+}
+
+export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDeps = {}): Provider {
+  const ownAgent = deps.dispatcher
+    ? undefined
+    : new Agent({
+        connect: { timeout: config.timeouts.connectMs },
+        headersTimeout: config.timeouts.headersMs,
+        bodyTimeout: config.timeouts.idleMs,
+        keepAliveTimeout: 30_000,
+      });
+  const dispatcher = deps.dispatcher ?? ownAgent!;
+  const fixedHeaders = { ...config.headers, ...credentialHeaders(config) };
+
+  return {
+    id: config.id,
+    config,
+    async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+      const url = endpointUrl(config, req.protocol, req.operation);
+      try {
+        const res = await request(url, {
+          method: 'POST',
+          headers: { ...req.headers, ...fixedHeaders },
+          body: req.body,
+          signal: req.signal,
+          dispatcher,
+        });
+        return { status: res.statusCode, headers: res.headers, body: res.body };
+      } catch (err) {
+        throw transportError(err, config, req.signal);
+      }
+    },
+    async close() {
+      await ownAgent?.close();
+    },
+  };
+}
+
+/** Maps undici's failures to what the caller should see; the cause stays for the log. */
+export function transportError(err: unknown, config: ProviderConfig, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return err;
+  const origin = safeOrigin(config.baseUrl);
+  if (err instanceof errors.HeadersTimeoutError) {
+    return new GatewayError(
+      'timeout',
+      `Provider '${config.id}' did not answer within ${config.timeouts.headersMs / 1000}s.`,
+      { cause: err },
+    );
+  }
+  if (err instanceof errors.BodyTimeoutError) {
+    return new GatewayError('timeout', `Provider '${config.id}' went silent for ${config.timeouts.idleMs / 1000}s.`, {
+      cause: err,
+    });
+  }
+  const code = errorCode(err);
+  return new GatewayError(
+    'upstream_unavailable',
+    `Provider '${config.id}' is unreachable at ${origin}${code ? ` (${code})` : ''}.`,
+    { cause: err },
+  );
+}
+
+function errorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+  }
+  return undefined;
+}
+
+function safeOrigin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return url;
+  }
+}

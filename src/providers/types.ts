@@ -1,0 +1,37 @@
+/**
+ * A provider is transport: where a protocol's requests go and how they are
+ * authenticated. It holds no payload mapping (that is `translate/`).
+ */
+import type { Readable } from 'node:stream';
+import type { ProviderConfig } from '../config/types.js';
+import type { Protocol } from '../protocols/types.js';
+
+/** What can be sent upstream: a protocol's create call, or Anthropic's count_tokens. */
+export type Operation = 'create' | 'count_tokens';
+
+export interface UpstreamRequest {
+  readonly protocol: Protocol;
+  readonly operation: Operation;
+  /** Headers to send, already filtered (no client credentials, no hop-by-hop). */
+  readonly headers: Record<string, string>;
+  /** The exact bytes to send. */
+  readonly body: Buffer;
+  /** The same body, parsed (read-only: `body` is what goes on the wire). */
+  readonly json: Readonly<Record<string, unknown>>;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+}
+
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  readonly body: Readable;
+}
+
+export interface Provider {
+  readonly id: string;
+  readonly config: ProviderConfig;
+  /** Throws `GatewayError` for transport failures (unreachable 502, header timeout 504). */
+  send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}

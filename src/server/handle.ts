@@ -1,0 +1,193 @@
+/**
+ * The request pipeline, one step per call: route, authenticate, read, validate,
+ * resolve the model, authorize, plan, forward, relay. Each step throws a
+ * GatewayError where it finds a problem; the catch here renders it in the
+ * caller's protocol.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authenticate } from '../auth/authenticate.js';
+import { authorize } from '../auth/authorize.js';
+import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
+import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
+import type { Logger } from '../log/logger.js';
+import type { RequestRecord } from '../log/record.js';
+import { renderError } from '../protocols/errors.js';
+import { protocolSpecs } from '../protocols/registry.js';
+import { errorFamily, type Protocol } from '../protocols/types.js';
+import type { Provider } from '../providers/types.js';
+import { resolveModel } from '../routing/resolve-model.js';
+import { planUpstream } from '../translate/plan.js';
+import { renameModel } from '../translate/rename-model.js';
+import { parseJsonBody, readBody } from './body.js';
+import { modelsBody } from './models.js';
+import { relay } from './relay.js';
+import { closeAfterResponse, sendJson } from './respond.js';
+import { pathOf, route, type Endpoint } from './routes.js';
+import { upstreamHeaders } from './upstream-headers.js';
+
+/** What a request is served with. Replaced as a whole on reload, so a request keeps the state it started with. */
+export interface GatewayState {
+  readonly config: Config;
+  readonly providers: ReadonlyMap<string, Provider>;
+}
+
+export interface HandlerDeps {
+  readonly logger: Logger;
+  readonly version: string;
+  /** Epoch ms the gateway started (the `created` of listed models). */
+  readonly startedAt: number;
+}
+
+const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
+
+const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+
+/** Before routing succeeds, guess which protocol's error shape the caller reads. */
+function guessProtocol(path: string, req: IncomingMessage): Protocol {
+  return path.startsWith('/v1/messages') || req.headers['anthropic-version'] !== undefined ? 'messages' : 'chat';
+}
+
+export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
+  return function handle(req: IncomingMessage, res: ServerResponse): void {
+    const path = pathOf(req.url);
+    const record: RequestRecord = {
+      id: newRequestId(),
+      startedAt: Date.now(),
+      start: performance.now(),
+      method: req.method ?? '?',
+      path,
+    };
+    const ua = req.headers['user-agent'];
+    if (ua) record.userAgent = ua;
+    if (deps.logger.verbose) record.detail = { requestHeaders: req.headers };
+
+    res.once('close', () => {
+      record.durationMs = performance.now() - record.start;
+      if (res.headersSent) record.status ??= res.statusCode;
+      if (!res.writableFinished) record.aborted = true;
+      deps.logger.request(record);
+    });
+
+    const state = getState();
+    serve(req, res, record, state, deps).catch((err: unknown) => {
+      const protocol = record.protocol ?? guessProtocol(path, req);
+      sendError(res, err, protocol, record, deps.logger);
+    });
+  };
+}
+
+async function serve(req: IncomingMessage, res: ServerResponse, record: RequestRecord, state: GatewayState, deps: HandlerDeps) {
+  const endpoint = route(req.method, record.path);
+  switch (endpoint.kind) {
+    case 'health':
+      return sendJson(res, 200, { status: 'ok' });
+    case 'root':
+      return sendJson(res, 200, {
+        name: 'model-gateway',
+        version: deps.version,
+        endpoints: ['/v1/responses', '/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models'],
+      });
+    case 'models': {
+      const anthropic = req.headers['anthropic-version'] !== undefined;
+      record.protocol = anthropic ? 'messages' : 'chat';
+      const { group } = identify(state.config, req, record, 'anthropic');
+      return sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt));
+    }
+    case 'create':
+    case 'count_tokens':
+      return proxy(req, res, record, state, endpoint, deps.logger.verbose);
+  }
+}
+
+function identify(config: Config, req: IncomingMessage, record: RequestRecord, style: 'anthropic' | 'bearer') {
+  const key: GatewayKey = authenticate(config, req.headers, style);
+  record.keyGroup = key.group;
+  record.keyId = key.id;
+  if (key.name) record.keyName = key.name;
+  const group: KeyGroupConfig | undefined = config.keyGroups.get(key.group);
+  // Normalisation builds keys from groups, so this only guards a hand-built Config.
+  if (!group) throw authenticationFailed('Invalid API key.');
+  return { key, group };
+}
+
+async function proxy(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+  state: GatewayState,
+  endpoint: Extract<Endpoint, { kind: 'create' | 'count_tokens' }>,
+  verbose: boolean,
+) {
+  const { config } = state;
+  const protocol = endpoint.protocol;
+  const operation = endpoint.kind;
+  record.protocol = protocol;
+
+  const { group } = identify(config, req, record, protocol === 'messages' ? 'anthropic' : 'bearer');
+  if (protocol === 'messages') {
+    const version = req.headers['anthropic-version'];
+    if (typeof version !== 'string' || !ANTHROPIC_VERSION.test(version)) {
+      throw invalidRequest(
+        version === undefined
+          ? 'Missing required header: anthropic-version (for example `anthropic-version: 2023-06-01`).'
+          : `Invalid anthropic-version header '${String(version)}': expected a date such as 2023-06-01.`,
+      );
+    }
+  }
+
+  const raw = await readBody(req, config.server.maxBodyBytes);
+  const json = parseJsonBody(raw);
+  const info = protocolSpecs[protocol].inspect(json, operation);
+  const body = json as Record<string, unknown>;
+  record.model = info.model;
+  record.stream = info.stream;
+  if (verbose) record.detail!.requestBody = body;
+
+  const target = resolveModel(config, info.model);
+  record.provider = target.provider.id;
+  record.upstreamModel = target.upstreamModel;
+  authorize(group, target.model, info.model, protocol, operation === 'create' ? info.features : []);
+
+  const plan = planUpstream(protocol, target.provider, info.model);
+  record.upstreamProtocol = plan.upstreamProtocol;
+  const provider = state.providers.get(target.provider.id);
+  if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
+
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const upstream = await provider.send({
+    protocol: plan.upstreamProtocol,
+    operation,
+    headers: upstreamHeaders(req.headers),
+    body: renameModel(raw, body, target.upstreamModel),
+    json: body,
+    signal: controller.signal,
+  });
+  await relay(upstream, { res, protocol, provider, record, verbose, signal: controller.signal });
+}
+
+function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {
+  if (res.destroyed || res.writableEnded) return;
+  const gatewayError =
+    err instanceof GatewayError ? err : new GatewayError('internal', 'The gateway failed to handle this request.', { cause: err });
+  record.error = gatewayError.message;
+  if (!(err instanceof GatewayError)) {
+    logger.info(`internal error in ${record.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  }
+  if (res.headersSent) {
+    // Only the relay writes after headers, and it ends its own streams; reaching here means a bug, so just close.
+    res.destroy();
+    return;
+  }
+  const upstreamFamily = record.upstreamProtocol ? errorFamily(record.upstreamProtocol) : undefined;
+  const rendered = renderError(gatewayError, protocol, {
+    requestId: record.id,
+    ...(gatewayError.upstreamType && upstreamFamily ? { upstreamFamily } : {}),
+  });
+  if (rendered.headers.connection === 'close') closeAfterResponse(res);
+  res.writeHead(rendered.status, { ...rendered.headers, 'content-length': Buffer.byteLength(rendered.body) });
+  res.end(rendered.body);
+}

@@ -1,0 +1,55 @@
+/**
+ * `GET /v1/models`: the exact-name models a key's group may use, in OpenAI's
+ * shape, or Anthropic's when the request carries `anthropic-version`.
+ * @see ../../../shared/docs/protocols.md section E
+ */
+import { groupAllowsModel } from '../auth/authorize.js';
+import type { Config, KeyGroupConfig, ModelConfig } from '../config/types.js';
+import { notFound } from '../errors.js';
+
+export type ModelListShape = 'openai' | 'anthropic';
+
+export function visibleModels(config: Config, group: KeyGroupConfig): ModelConfig[] {
+  return [...config.models.values()].filter((m) => groupAllowsModel(group, m.pattern));
+}
+
+function openaiModel(m: ModelConfig, createdSec: number) {
+  return {
+    id: m.pattern,
+    object: 'model',
+    created: createdSec,
+    owned_by: m.provider,
+    ...(m.description ? { description: m.description } : {}),
+  };
+}
+
+function anthropicModel(m: ModelConfig, createdIso: string) {
+  return {
+    type: 'model',
+    id: m.pattern,
+    display_name: m.pattern,
+    created_at: createdIso,
+    ...(m.description ? { description: m.description } : {}),
+  };
+}
+
+/** `id` undefined lists; otherwise retrieves one model (404 when the group cannot see it). */
+export function modelsBody(config: Config, group: KeyGroupConfig, shape: ModelListShape, id: string | undefined, startedAt: number) {
+  const models = visibleModels(config, group);
+  const createdSec = Math.floor(startedAt / 1000);
+  const createdIso = new Date(createdSec * 1000).toISOString();
+  const one = (m: ModelConfig) => (shape === 'openai' ? openaiModel(m, createdSec) : anthropicModel(m, createdIso));
+  if (id !== undefined) {
+    const model = models.find((m) => m.pattern === id);
+    if (!model) throw notFound(`The model '${id}' does not exist on this gateway.`, 'model_not_found');
+    return one(model);
+  }
+  if (shape === 'openai') return { object: 'list', data: models.map(one) };
+  // Always has_more:false, or the Anthropic SDK's auto-pagination would loop.
+  return {
+    data: models.map(one),
+    has_more: false,
+    first_id: models[0]?.pattern ?? null,
+    last_id: models.at(-1)?.pattern ?? null,
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * Brings an upstream answer back to the client. Passthrough: bytes go out as
+ * they arrive (streams with back-pressure, no re-encoding), while a watcher
+ * reads usage for the log. An upstream that dies mid-stream, or ends without
+ * its protocol's proper end, gets the protocol's own error frame appended:
+ * never a silent truncation.
+ */
+import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
+import { GatewayError } from '../errors.js';
+import type { RequestRecord } from '../log/record.js';
+import { protocolSpecs } from '../protocols/registry.js';
+import { parseJson } from '../protocols/stream-watch.js';
+import type { Protocol } from '../protocols/types.js';
+import { transportError } from '../providers/http.js';
+import { passBackHeaders } from '../providers/response-headers.js';
+import type { Provider, UpstreamResponse } from '../providers/types.js';
+import { upstreamHttpError } from '../providers/upstream-error.js';
+import { createSseDecoder } from '../sse/parse.js';
+
+/** Error bodies are read up to this size; the rest is discarded. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+/** With --verbose, this much of a stream is kept for the log. */
+const VERBOSE_STREAM_LIMIT = 64 * 1024;
+
+export interface RelayContext {
+  readonly res: ServerResponse;
+  readonly protocol: Protocol;
+  readonly provider: Provider;
+  readonly record: RequestRecord;
+  readonly verbose: boolean;
+  readonly signal: AbortSignal;
+}
+
+export async function relay(upstream: UpstreamResponse, ctx: RelayContext): Promise<void> {
+  if (upstream.status < 200 || upstream.status >= 300) {
+    const text = await readText(upstream.body, ERROR_BODY_LIMIT, ctx);
+    if (ctx.verbose) (ctx.record.detail ??= {}).upstreamError = text;
+    throw upstreamHttpError(ctx.provider.config, upstream.status, upstream.headers, text);
+  }
+  const headers = passBackHeaders(upstream.headers);
+  const contentType = headers['content-type'] ?? '';
+  if (contentType.includes('text/event-stream')) return pipeStream(upstream, headers, ctx);
+
+  const body = await readAll(upstream.body, ctx);
+  const json = contentType.includes('json') ? parseJson(body.toString('utf8')) : undefined;
+  ctx.record.usage = protocolSpecs[ctx.protocol].usage(json);
+  if (ctx.verbose) Object.assign((ctx.record.detail ??= {}), { responseHeaders: headers, responseBody: json ?? body.toString('utf8') });
+  ctx.res.writeHead(upstream.status, { ...headers, 'content-length': body.length });
+  ctx.res.end(body);
+}
+
+function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>, ctx: RelayContext): Promise<void> {
+  const { res, record } = ctx;
+  const body = upstream.body;
+  const decoder = createSseDecoder();
+  const watch = protocolSpecs[ctx.protocol].watchStream();
+  let captured = '';
+
+  res.writeHead(upstream.status, { ...headers, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  res.flushHeaders();
+  if (ctx.verbose) (record.detail ??= {}).responseHeaders = res.getHeaders();
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (tail?: string) => {
+      if (settled) return;
+      settled = true;
+      record.usage = watch.usage;
+      if (ctx.verbose) (record.detail ??= {}).responseBody = captured;
+      if (!res.destroyed) res.end(tail);
+      resolve();
+    };
+
+    body.on('data', (chunk: Buffer) => {
+      if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
+      for (const event of decoder.push(chunk)) watch.onEvent(event);
+      if (ctx.verbose && captured.length < VERBOSE_STREAM_LIMIT) captured += chunk.toString('utf8');
+      if (!res.write(chunk)) {
+        body.pause();
+        res.once('drain', () => body.resume());
+      }
+    });
+    body.once('end', () => {
+      for (const event of decoder.end()) watch.onEvent(event);
+      if (watch.finished) return finish();
+      const err = new GatewayError('upstream_error', `Provider '${ctx.provider.id}' ended the stream before it was complete.`);
+      record.error = err.message;
+      finish(watch.errorFrames(err));
+    });
+    body.once('error', (cause: Error) => {
+      if (ctx.signal.aborted || res.destroyed) return finish();
+      const mapped = transportError(cause, ctx.provider.config);
+      const err =
+        mapped instanceof GatewayError
+          ? new GatewayError(mapped.kind, `The stream from provider '${ctx.provider.id}' broke off: ${mapped.message}`)
+          : new GatewayError('upstream_error', `The stream from provider '${ctx.provider.id}' broke off.`);
+      record.error = err.message;
+      finish(watch.errorFrames(err));
+    });
+    res.once('close', () => {
+      if (!settled) {
+        body.destroy();
+        finish();
+      }
+    });
+  });
+}
+
+function readAll(body: Readable, ctx: RelayContext): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    body.on('data', (c: Buffer) => chunks.push(c));
+    body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    body.once('error', (err) => reject(transportError(err, ctx.provider.config, ctx.signal)));
+  });
+}
+
+/** Reads up to `limit` bytes as text and discards the rest, so the connection can be reused. */
+function readText(body: Readable, limit: number, ctx: RelayContext): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    body.on('data', (c: Buffer) => {
+      if (size < limit) chunks.push(c);
+      size += c.length;
+    });
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, limit).toString('utf8'));
+    body.once('end', done);
+    body.once('error', () => done());
+    ctx.signal.addEventListener('abort', done, { once: true });
+  });
+}

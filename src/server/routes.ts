@@ -1,0 +1,46 @@
+/** The route table: (method, path) → what the request is. Query strings are ignored (`?beta=true`). */
+import { GatewayError, notFound } from '../errors.js';
+import type { Protocol } from '../protocols/types.js';
+
+export type Endpoint =
+  | { readonly kind: 'create'; readonly protocol: Protocol }
+  | { readonly kind: 'count_tokens'; readonly protocol: 'messages' }
+  | { readonly kind: 'models'; readonly id: string | undefined }
+  | { readonly kind: 'health' }
+  | { readonly kind: 'root' };
+
+const table: ReadonlyMap<string, { method: string; endpoint: Endpoint }> = new Map([
+  ['/v1/responses', { method: 'POST', endpoint: { kind: 'create', protocol: 'responses' } }],
+  ['/v1/chat/completions', { method: 'POST', endpoint: { kind: 'create', protocol: 'chat' } }],
+  ['/v1/messages', { method: 'POST', endpoint: { kind: 'create', protocol: 'messages' } }],
+  ['/v1/messages/count_tokens', { method: 'POST', endpoint: { kind: 'count_tokens', protocol: 'messages' } }],
+  ['/v1/models', { method: 'GET', endpoint: { kind: 'models', id: undefined } }],
+  ['/health', { method: 'GET', endpoint: { kind: 'health' } }],
+  ['/', { method: 'GET', endpoint: { kind: 'root' } }],
+]);
+
+export function pathOf(url: string | undefined): string {
+  const raw = url ?? '/';
+  const q = raw.indexOf('?');
+  const path = q === -1 ? raw : raw.slice(0, q);
+  // Tolerate a trailing slash (`/v1/messages/`), as the real APIs do.
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}
+
+export function route(method: string | undefined, path: string): Endpoint {
+  const entry = table.get(path);
+  if (entry) {
+    // HEAD is GET without a body; node:http drops the body for us.
+    if (method === entry.method || (method === 'HEAD' && entry.method === 'GET')) return entry.endpoint;
+    throw new GatewayError('method_not_allowed', `Method ${method ?? '?'} is not allowed on ${path}; use ${entry.method}.`, {
+      headers: { allow: entry.method === 'GET' ? 'GET, HEAD' : entry.method },
+    });
+  }
+  if (path.startsWith('/v1/models/')) {
+    if (method === 'GET' || method === 'HEAD') return { kind: 'models', id: decodeURIComponent(path.slice('/v1/models/'.length)) };
+    throw new GatewayError('method_not_allowed', `Method ${method ?? '?'} is not allowed on ${path}; use GET.`, {
+      headers: { allow: 'GET, HEAD' },
+    });
+  }
+  throw notFound(`Unknown path: ${method ?? '?'} ${path}`);
+}

@@ -1,0 +1,48 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { renameModel } from './rename-model.js';
+
+const rename = (text: string, to: string) => {
+  const raw = Buffer.from(text);
+  return renameModel(raw, JSON.parse(text) as Record<string, unknown>, to).toString();
+};
+
+describe('renameModel', () => {
+  it.each([
+    ['plain', '{"model":"a","x":1}', '{"model":"b","x":1}'],
+    ['spaces and newlines kept', '{ "x" : [1, {"model": "nested"}],\n  "model" :  "a" , "y":"model"}', '{ "x" : [1, {"model": "nested"}],\n  "model" :  "b" , "y":"model"}'],
+    ['nested model keys ignored', '{"meta":{"model":"a"},"model":"a"}', '{"meta":{"model":"a"},"model":"b"}'],
+    ['escaped quotes in strings', '{"s":"he said \\"model\\": \\"x\\"","model":"a"}', '{"s":"he said \\"model\\": \\"x\\"","model":"b"}'],
+    ['a string value that looks like a key', '{"messages":["model","model"],"model":"a"}', '{"messages":["model","model"],"model":"b"}'],
+    ['last duplicate wins, as in JSON.parse', '{"model":"z","model":"a"}', '{"model":"z","model":"b"}'],
+    ['unicode around', '{"t":"héllo ✓","model":"a","u":"ü"}', '{"t":"héllo ✓","model":"b","u":"ü"}'],
+  ])('%s', (_name, input, expected) => {
+    expect(rename(input, 'b')).toBe(expected);
+  });
+
+  it('returns the very same buffer when the name does not change', () => {
+    const raw = Buffer.from('{"model":"a"}');
+    expect(renameModel(raw, { model: 'a' }, 'a')).toBe(raw);
+  });
+
+  it('escapes the new name as JSON', () => {
+    expect(JSON.parse(rename('{"model":"a"}', 'we"ird\\name'))).toEqual({ model: 'we"ird\\name' });
+  });
+
+  it('falls back to re-serialising an escaped key', () => {
+    expect(JSON.parse(rename('{"mod\\u0065l":"a","x":1}', 'b'))).toEqual({ model: 'b', x: 1 });
+  });
+
+  it('changes only the model in every real client fixture', () => {
+    const dir = new URL('../../../shared/fixtures/clients/', import.meta.url);
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+      const fixture = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { body?: unknown; request?: { body?: unknown } };
+      const body = (fixture.request?.body ?? fixture.body) as Record<string, unknown> | undefined;
+      if (!body || typeof body.model !== 'string') continue;
+      const raw = Buffer.from(JSON.stringify(body, null, 1));
+      const out = renameModel(raw, body, 'renamed-model');
+      expect(JSON.parse(out.toString()), file).toEqual({ ...body, model: 'renamed-model' });
+      expect(out.length - raw.length, file).toBe('renamed-model'.length - body.model.length);
+    }
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Passthrough changes exactly one thing in a request body: the `model` value.
+ * Re-serialising a 100 KB agent request costs more than the rest of the hop
+ * together (docs/performance.md, finding 3), so the new name is spliced into the
+ * original bytes and every other byte goes upstream as the client sent it.
+ */
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const MODEL_KEY = Buffer.from('"model"');
+
+/** Index just past the string that starts at `start` (which holds a quote). */
+function skipString(buf: Buffer, start: number): number {
+  for (let i = start + 1; i < buf.length; i++) {
+    const c = buf[i];
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i + 1;
+  }
+  return buf.length;
+}
+
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+
+/**
+ * Where the string value of the root object's `model` key sits, as [start, end).
+ * The last occurrence wins, as with JSON.parse. Only valid JSON is given here
+ * (it was parsed first), so the scan needs no error handling.
+ */
+export function findModelValue(buf: Buffer): [number, number] | undefined {
+  let depth = 0;
+  let expectKey = false;
+  let found: [number, number] | undefined;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      const end = skipString(buf, i);
+      if (depth === 1 && expectKey) {
+        expectKey = false;
+        if (end - i === MODEL_KEY.length && buf.compare(MODEL_KEY, 0, MODEL_KEY.length, i, end) === 0) {
+          let v = end;
+          while (isSpace(buf[v])) v++;
+          v++; // the colon
+          while (isSpace(buf[v])) v++;
+          if (buf[v] === QUOTE) {
+            const vEnd = skipString(buf, v);
+            found = [v, vEnd];
+            i = vEnd - 1;
+            continue;
+          }
+        }
+      }
+      i = end - 1;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      depth++;
+      if (depth === 1) expectKey = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    } else if (c === 0x2c /* , */ && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return found;
+}
+
+/** The body with `model` replaced by `model`, all other bytes untouched. */
+export function renameModel(raw: Buffer, json: Record<string, unknown>, model: string): Buffer {
+  if (json.model === model) return raw;
+  const span = findModelValue(raw);
+  // An escaped key (`"mod\u0065l"`) is legal JSON but never sent by real clients: re-serialise then.
+  if (span === undefined || JSON.parse(raw.subarray(span[0], span[1]).toString()) !== json.model) {
+    return Buffer.from(JSON.stringify({ ...json, model }));
+  }
+  return Buffer.concat([raw.subarray(0, span[0]), Buffer.from(JSON.stringify(model)), raw.subarray(span[1])]);
+}
