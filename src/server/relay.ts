@@ -91,10 +91,9 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
     body.once('error', (cause: Error) => {
       if (ctx.signal.aborted || res.destroyed) return finish();
       const mapped = transportError(cause, ctx.provider.config);
-      const err =
-        mapped instanceof GatewayError
-          ? new GatewayError(mapped.kind, `The stream from provider '${ctx.provider.id}' broke off: ${mapped.message}`)
-          : new GatewayError('upstream_error', `The stream from provider '${ctx.provider.id}' broke off.`);
+      const detail = mapped instanceof GatewayError ? `: ${mapped.message}` : '.';
+      const kind = mapped instanceof GatewayError && mapped.kind === 'timeout' ? 'timeout' : 'upstream_error';
+      const err = new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);
       record.error = err.message;
       finish(watch.errorFrames(err));
     });

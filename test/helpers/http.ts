@@ -1,0 +1,28 @@
+/** Raw HTTP against the gateway, for checks the SDKs would hide (status, exact error bodies, headers). */
+import { request } from 'undici';
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly text: string;
+  readonly json: unknown;
+}
+
+export async function call(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
+  const res = await request(url, {
+    method: (options.method ?? 'POST') as 'POST',
+    headers: options.headers ?? {},
+    body: options.body ?? null,
+  });
+  const text = await res.body.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: res.headers, text, json };
+}
