@@ -28,9 +28,8 @@ export function interpolateEnv(raw: unknown, env: Env): InterpolateResult {
     if (typeof value === 'string') return interpolateString(value, path);
     if (Array.isArray(value)) return value.map((item, i) => visit(item, [...path, i]));
     if (isPlainObject(value)) {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = visit(item, [...path, key]);
-      return out;
+      // fromEntries defines own properties, so a `__proto__` key stays data rather than a prototype.
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, visit(item, [...path, key])]));
     }
     return value;
   };

@@ -155,6 +155,13 @@ describe('loadConfig: explicit path', () => {
     expect(error.issues[0]?.message).toMatch(/^could not parse \(YAML\): /);
   });
 
+  it('reports a JS config that throws', async () => {
+    const file = write('gw.config.mjs', "throw new Error('boom');");
+    const error = await configErrorOf(loadConfig({ cwd: dir, configPath: file, env: {} }));
+    expect(error.source).toBe(file);
+    expect(error.issues).toEqual([{ path: '', message: 'could not load: boom' }]);
+  });
+
   it('reports an empty file', async () => {
     const file = write('empty.json', '  \n');
     const error = await configErrorOf(loadConfig({ cwd: dir, configPath: file, env: {} }));

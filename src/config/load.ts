@@ -94,5 +94,5 @@ export function parseErrorMessage(text: string): string {
   const body = (match ? text.slice(match[0].length) : text).replace(/\u001b\[[0-9;]*m/g, '');
   const isFrame = (line: string) => /^\s*>?\s*\d*\s*\|/.test(line) || /^\s*-*\^\s*$/.test(line);
   const summary = body.split('\n').find((line) => line.trim() !== '' && !isFrame(line))?.trim() ?? 'unreadable file';
-  return match ? `could not parse (${match[1]}): ${summary}` : summary;
+  return match ? `could not parse (${match[1]}): ${summary}` : `could not load: ${summary}`;
 }

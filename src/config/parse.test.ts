@@ -61,6 +61,7 @@ describe('parseConfig: validation issues', () => {
       [{ path: 'providers.openai.$schema', message: 'unknown field' }],
     ],
     ['missing providers', (c) => delete c.providers, [{ path: 'providers', message: 'required' }]],
+    ['providers not an object', (c) => (c.providers = []), [{ path: 'providers', message: 'expected an object, got an array' }]],
     [
       'missing provider type',
       (c) => delete c.providers.openai.type,

@@ -18,7 +18,7 @@ export function configErrorMap(iss: RawIssue): string | undefined {
     case 'invalid_type':
       if (input === undefined) return 'required';
       if (iss.expected === 'int' && typeof input === 'number') return `must be an integer (got ${input})`;
-      return `expected ${article(iss.expected)}, got ${describe(input)}`;
+      return `expected ${article(typeName(iss.expected))}, got ${describe(input)}`;
     case 'invalid_value':
       if (input === undefined) return `required: one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`;
       return `must be one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')} (got ${describe(input)})`;
@@ -68,7 +68,7 @@ export function toConfigIssues(issues: readonly Issue[], schema: Schema): Config
         for (const inner of branch) visit(inner, path);
         return;
       }
-      const expected = issue.errors.flat().filter(isRootTypeMismatch).map((e) => article(e.expected));
+      const expected = issue.errors.flat().filter(isRootTypeMismatch).map((e) => article(typeName(e.expected)));
       out.push({ path: formatPath(path), message: `expected ${unique(expected).join(' or ')}, got ${describe(issue.input)}` });
       return;
     }
@@ -149,6 +149,11 @@ function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return article(typeof value);
+}
+
+// A record is an object to whoever writes the file.
+function typeName(expected: string): string {
+  return expected === 'record' ? 'object' : expected;
 }
 
 function article(type: string): string {

@@ -3,6 +3,7 @@
  * status and its error body in the caller's own protocol shape. None of these
  * requests may reach the provider.
  */
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
@@ -127,7 +128,7 @@ describe('checks before forwarding', () => {
       for (let i = 0; i < 100; i++) yield Buffer.from(`, "pad${i}": "${'x'.repeat(1000)}"`);
       yield Buffer.from('}');
     }
-    const res = await request(`${gw.url}/v1/messages`, { method: 'POST', headers: anthropicHeaders(GATEWAY_KEY), body: body() }).catch(
+    const res = await request(`${gw.url}/v1/messages`, { method: 'POST', headers: anthropicHeaders(GATEWAY_KEY), body: Readable.from(body()) }).catch(
       (err: unknown) => err,
     );
     // The gateway answers 413 and closes; depending on timing the client sees the answer or the reset.

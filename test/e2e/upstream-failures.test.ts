@@ -76,7 +76,7 @@ describe('upstream error answers', () => {
     const apiErr = err as InstanceType<typeof OpenAI.APIError>;
     expect(apiErr.status).toBe(502);
     expect(apiErr.message).toMatch(/Provider 'openai' refused the gateway's credential \(HTTP 401\)\. Your gateway key was accepted/);
-    expect(apiErr.headers.get('x-should-retry')).toBe('false');
+    expect(apiErr.headers?.get('x-should-retry')).toBe('false');
     expect(apiErr.message).not.toContain(PROVIDER_OPENAI_KEY.slice(0, 6) + '***');
   });
 

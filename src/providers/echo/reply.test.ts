@@ -344,6 +344,8 @@ describe('mentions', () => {
     ['(Bash)', 'Bash', true],
     ['run bash', 'Bash', false],
     ['Bashful', 'Bash', false],
+    ['Bashé', 'Bash', false],
+    ['«Bash»', 'Bash', true],
     ['my_Bash', 'Bash', false],
     ['Bash2 and Bash', 'Bash', true],
     ['anything', '', false],
