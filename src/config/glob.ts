@@ -37,8 +37,18 @@ export function compileGlob(pattern: string): RegExp {
 
 /** Whether `name` matches `pattern` (an exact name or a glob). */
 export function matchGlob(pattern: string, name: string): boolean {
-  return isGlob(pattern) ? compileGlob(pattern).test(name) : pattern === name;
+  if (!isGlob(pattern)) return pattern === name;
+  let re = compiled.get(pattern);
+  if (!re) {
+    re = compileGlob(pattern);
+    compiled.set(pattern, re);
+  }
+  return re.test(name);
 }
+
+// Patterns come from the config, so this memo stays as small as the config; it
+// keeps routing and allow-list checks from compiling a RegExp on every request.
+const compiled = new Map<string, RegExp>();
 
 function literalCount(pattern: string): number {
   let n = 0;

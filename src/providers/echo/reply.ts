@@ -11,25 +11,26 @@
  *    `role:'tool'` message; Messages user turn holding `tool_result` blocks; Responses
  *    `function_call_output` / `custom_tool_call_output` item), the reply is the text
  *    `Tool result: <text>`, where <text> is the last result's string content or its text
- *    parts joined by "\n", cut to 2000 characters (code points). No tool is ever called after a tool
- *    result, so client tool loops end after one round. System/developer messages and
- *    Responses bookkeeping items (reasoning, additional_tools, configuration_update) after
- *    the result are ignored when deciding what came last.
+ *    parts joined by "\n", cut to 2000 characters (code points). No tool is ever called
+ *    after a tool result, so client tool loops end after one round. System/developer
+ *    messages and Responses bookkeeping items (reasoning, additional_tools,
+ *    configuration_update) after the result are ignored when deciding what came last.
  * 3. Otherwise the reply is ONE tool call instead of text when tools are offered and either
  *    `tool_choice` forces one (Chat `'required'` / `{type:'function', function:{name}}`;
  *    Responses `'required'` / `{type:'function', name}`; Messages `{type:'any'}` /
- *    `{type:'tool', name}`) or the reply text contains an offered tool's name as a whole word
- *    (case-sensitive; no letter, digit or `_` directly before or after it). `tool_choice`
- *    `'none'` (Messages `{type:'none'}`) disables tool calls; other forms count as `auto`.
- *    The tool: the named one (when offered), else the first offered tool whose name is in the
- *    text, else the first offered tool. Only client function tools count: Chat `type:'function'`; Responses
- *    `type:'function'`, plus functions nested in `type:'namespace'` tools (the call then
- *    carries `namespace`), also when offered in a Codex `additional_tools` input item;
- *    Messages tools with an `input_schema` and no versioned server-tool `type`.
+ *    `{type:'tool', name}`) or the reply text contains an offered tool's name as a whole
+ *    word (case-sensitive; no letter, digit or `_` directly before or after it).
+ *    `tool_choice` `'none'` (Messages `{type:'none'}`) disables tool calls; other forms
+ *    count as `auto`. The tool: the named one (when offered), else the first offered tool
+ *    whose name is in the text, else the first offered tool. Only client function tools
+ *    count: Chat `type:'function'`; Responses `type:'function'`, plus functions nested in
+ *    `type:'namespace'` tools (the call then carries `namespace`), also when offered in a
+ *    Codex `additional_tools` input item; Messages tools with an `input_schema` and no
+ *    versioned server-tool `type` (such as `web_search_20250305`).
  * 4. Arguments come from the tool's JSON Schema, required properties only: `const` → it;
- *    `enum` → its first value; string → the reply text; integer/number → `minimum` if given
- *    (rounded up for integers), else 0; boolean → false; array → []; object → the same rules over its required
- *    properties; anything else → null.
+ *    `enum` → its first value; string → the reply text; integer/number → `minimum` if
+ *    given (rounded up for integers), else 0; boolean → false; array → []; object → the
+ *    same rules over its required properties; anything else → null.
  */
 import type { Protocol } from '../../protocols/types.js';
 import { readConversation, type Conversation, type OfferedTool } from './conversation.js';
