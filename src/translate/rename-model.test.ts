@@ -34,8 +34,10 @@ describe('renameModel', () => {
   });
 
   it('changes only the model in every real client fixture', () => {
-    const dir = new URL('../../../shared/fixtures/clients/', import.meta.url);
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+    const dir = new URL('../../test/fixtures/clients/', import.meta.url);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    for (const file of files) {
       const fixture = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { body?: unknown; request?: { body?: unknown } };
       const body = (fixture.request?.body ?? fixture.body) as Record<string, unknown> | undefined;
       if (!body || typeof body.model !== 'string') continue;

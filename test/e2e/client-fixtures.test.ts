@@ -1,5 +1,5 @@
 /**
- * Real client requests (../shared/fixtures/clients) sent through the gateway
+ * Real client requests (test/fixtures/clients, copied from shared/fixtures/clients) sent through the gateway
  * with their own headers: the provider must receive the body byte for byte,
  * apart from the model name.
  */
@@ -17,7 +17,7 @@ interface Fixture {
 }
 
 const load = (name: string): Fixture =>
-  JSON.parse(readFileSync(new URL(`../../../shared/fixtures/clients/${name}`, import.meta.url), 'utf8')) as Fixture;
+  JSON.parse(readFileSync(new URL(`../fixtures/clients/${name}`, import.meta.url), 'utf8')) as Fixture;
 
 /** The fixture's headers with our key in place of the redacted one, minus what the HTTP client sets itself. */
 function clientHeaders(f: Fixture): Record<string, string> {

@@ -249,7 +249,7 @@ describe('anthropic SDK', () => {
   });
 });
 
-const FIXTURES = process.env.CLIENT_FIXTURES_DIR ?? new URL('../../../../shared/fixtures/clients/', import.meta.url).pathname;
+const FIXTURES = new URL('../../../test/fixtures/clients/', import.meta.url).pathname;
 const fixtureBody = (name: string): Record<string, unknown> =>
   (JSON.parse(readFileSync(`${FIXTURES}${name}.json`, 'utf8')) as { body: Record<string, unknown> }).body;
 
