@@ -2,6 +2,8 @@
 
 const EXACT = new Set([
   'content-type',
+  // Bodies pass through as bytes, so an encoding the upstream chose must be declared to the client too.
+  'content-encoding',
   'retry-after',
   'retry-after-ms',
   'x-should-retry',

@@ -62,9 +62,11 @@ export function upstreamHttpError(
       { headers: { 'x-should-retry': 'false' }, cause: bodyText },
     );
   }
+  // The error is re-rendered as JSON in the caller's shape, so the upstream's content type must not come along.
+  const { 'content-type': _contentType, ...passed } = passBackHeaders(headers);
   const options: ConstructorParameters<typeof GatewayError>[2] = {
     status,
-    headers: passBackHeaders(headers),
+    headers: passed,
     cause: bodyText,
   };
   if (parsed.type !== undefined) options.upstreamType = parsed.type;

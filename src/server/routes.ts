@@ -42,5 +42,7 @@ export function route(method: string | undefined, path: string): Endpoint {
       headers: { allow: 'GET, HEAD' },
     });
   }
-  throw notFound(`Unknown path: ${method ?? '?'} ${path}`);
+  // A common wiring mistake: an Anthropic client given a base URL that already ends in /v1.
+  const hint = path.startsWith('/v1/v1/') ? ' The base URL for Anthropic clients must not end in /v1.' : '';
+  throw notFound(`Unknown path: ${method ?? '?'} ${path}.${hint}`);
 }

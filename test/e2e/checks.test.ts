@@ -46,6 +46,7 @@ interface Case {
 const cases: Case[] = [
   // 1. routing
   { name: 'unknown path', path: '/v1/nope', headers: bearer(GATEWAY_KEY), body: '{}', status: 404, shape: 'openai', type: 'invalid_request_error', message: /Unknown path/ },
+  { name: 'Anthropic base URL ending in /v1', path: '/v1/v1/messages', headers: anthropicHeaders(GATEWAY_KEY), body: messagesBody(), status: 404, shape: 'anthropic', type: 'not_found_error', message: /must not end in \/v1/ },
   { name: 'wrong method', method: 'GET', path: '/v1/chat/completions', headers: bearer(GATEWAY_KEY), status: 405, shape: 'openai', type: 'invalid_request_error', message: /use POST/ },
   { name: 'wrong method on messages', method: 'PUT', path: '/v1/messages', headers: anthropicHeaders(GATEWAY_KEY), body: '{}', status: 405, shape: 'anthropic', type: 'invalid_request_error', message: /use POST/ },
   // 2. authentication

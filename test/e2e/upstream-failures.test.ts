@@ -123,6 +123,7 @@ describe('upstream error answers', () => {
     });
     const res = await call(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` }, body: JSON.stringify(chat) });
     expect(res.status).toBe(503);
+    expect(res.headers['content-type']).toBe('application/json');
     expect(res.json).toMatchObject({ error: { message: "Provider 'openai' answered HTTP 503.", type: 'service_unavailable_error' } });
   });
 });
