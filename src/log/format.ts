@@ -36,12 +36,16 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   if (r.model) {
     const upstream = r.provider ? `${r.provider}/${r.upstreamModel ?? r.model}` : undefined;
     parts.push(c.cyan(r.model) + (upstream ? c.gray(' → ') + upstream : ''));
+    if (r.protocol && r.upstreamProtocol && r.protocol !== r.upstreamProtocol) {
+      parts.push(c.blue(`[${r.protocol}→${r.upstreamProtocol}]`));
+    }
   }
   if (r.keyGroup) parts.push(c.magenta(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`));
   if (r.durationMs !== undefined) parts.push(c.yellow(formatDuration(r.durationMs)));
   if (r.stream && r.ttfbMs !== undefined) parts.push(c.gray(`ttfb ${formatDuration(r.ttfbMs)}`));
   const tokens = formatTokens(r.usage);
   if (tokens) parts.push(c.gray(tokens));
+  if (r.warnings?.length) parts.push(c.yellow(`${new Set(r.warnings).size} dropped`));
   if (r.aborted) parts.push(c.gray('client closed'));
   if (r.error) parts.push(c.red(`✗ ${r.error}`));
   return parts.join(' ');
@@ -61,6 +65,9 @@ export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
   let out = '';
   if (d.requestHeaders) out += block('→ request headers', redactHeaders(d.requestHeaders));
   if (d.requestBody !== undefined) out += block('→ request body', truncateStrings(d.requestBody, STRING_LIMIT));
+  if (r.warnings?.length) out += block('⚠ dropped or approximated in translation', [...new Set(r.warnings)]);
+  if (d.upstreamRequestBody !== undefined) out += block('⇢ upstream request body', truncateStrings(d.upstreamRequestBody, STRING_LIMIT));
+  if (d.upstreamResponseBody !== undefined) out += block('⇠ upstream response body', truncateStrings(d.upstreamResponseBody, STRING_LIMIT));
   if (d.responseHeaders) out += block('← response headers', redactHeaders(d.responseHeaders));
   if (d.responseBody !== undefined) out += block('← response body', truncateStrings(d.responseBody, STRING_LIMIT));
   if (d.upstreamError) out += block('← upstream error', truncateStrings(d.upstreamError, 2000));

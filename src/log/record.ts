@@ -27,6 +27,8 @@ export interface RequestRecord {
   /** Time to the first byte sent to the client, for streams. */
   ttfbMs?: number;
   usage?: Usage;
+  /** What translation dropped or approximated. */
+  warnings?: readonly string[];
   /** Why the request failed, safe to show. */
   error?: string;
   /** The client went away before the response was complete. */
@@ -35,8 +37,12 @@ export interface RequestRecord {
   detail?: {
     requestHeaders?: IncomingHttpHeaders;
     requestBody?: unknown;
+    /** The request as sent upstream, when it was translated. */
+    upstreamRequestBody?: unknown;
     responseHeaders?: OutgoingHttpHeaders;
     responseBody?: unknown;
+    /** The upstream's answer before translation. */
+    upstreamResponseBody?: unknown;
     upstreamError?: string;
   };
 }

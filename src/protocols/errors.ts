@@ -70,7 +70,9 @@ export function renderError(err: GatewayError, protocol: Protocol, options: Rend
   const family = errorFamily(protocol);
   const headers: Record<string, string> = { 'content-type': 'application/json', ...err.headers };
   // Anthropic clients treat 529 as "overloaded, retry"; OpenAI clients expect 503.
-  const status = err.kind === 'overloaded' && family === 'anthropic' && err.status === 503 ? 529 : err.status;
+  let status = err.status;
+  if (err.kind === 'overloaded' && family === 'anthropic' && status === 503) status = 529;
+  if (err.kind === 'overloaded' && family === 'openai' && status === 529) status = 503;
   const body =
     family === 'openai'
       ? { error: openaiErrorObject(err, options.upstreamFamily) }

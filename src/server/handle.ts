@@ -16,7 +16,9 @@ import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { errorFamily, type Protocol } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
-import { resolveModel } from '../routing/resolve-model.js';
+import { resolveModel, type Target } from '../routing/resolve-model.js';
+import type { TranslateContext } from '../translate/ir.js';
+import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import { planUpstream } from '../translate/plan.js';
 import { renameModel } from '../translate/rename-model.js';
 import { parseJsonBody, readBody } from './body.js';
@@ -149,7 +151,7 @@ async function proxy(
   record.upstreamModel = target.upstreamModel;
   authorize(group, target.model, info.model, protocol, operation === 'create' ? info.features : []);
 
-  const plan = planUpstream(protocol, target.provider, info.model);
+  const plan = planUpstream(protocol, target.provider);
   record.upstreamProtocol = plan.upstreamProtocol;
   const provider = state.providers.get(target.provider.id);
   if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
@@ -158,15 +160,64 @@ async function proxy(
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  const upstream = await provider.send({
-    protocol: plan.upstreamProtocol,
-    operation,
-    headers: upstreamHeaders(req.headers),
-    body: renameModel(raw, body, target.upstreamModel),
-    json: body,
-    signal: controller.signal,
+  const send = (upstreamBody: Buffer, upstreamJson: Record<string, unknown>) =>
+    provider.send({
+      protocol: plan.upstreamProtocol,
+      operation,
+      headers: upstreamHeaders(req.headers, plan.upstreamProtocol),
+      body: upstreamBody,
+      json: upstreamJson,
+      signal: controller.signal,
+    });
+  const relayContext = { res, protocol, provider, record, verbose, signal: controller.signal };
+
+  if (!plan.translator) {
+    const upstream = await send(renameModel(raw, body, target.upstreamModel), body);
+    return relay(upstream, relayContext);
+  }
+
+  // Translated. Counting tokens needs no upstream: providers that do not speak Messages cannot count.
+  if (operation === 'count_tokens') {
+    return sendJson(res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' });
+  }
+  if (protocol === 'responses' && body.previous_response_id != null) {
+    throw invalidRequest(
+      `previous_response_id needs the conversation stored server-side, and model '${info.model}' is served through ` +
+        `${plan.upstreamProtocol === 'chat' ? 'Chat Completions' : 'the Messages API'}, which keeps none. ` +
+        'Send the whole conversation in `input` (with store: false), as Codex does.',
+      'previous_response_id',
+    );
+  }
+  const ctx = translateContext(protocol, plan.upstreamProtocol, info.model, target);
+  const upstreamJson = plan.translator.request(body, ctx);
+  if (verbose) record.detail!.upstreamRequestBody = upstreamJson;
+  record.warnings = ctx.warnings;
+  const gatewayHeaders: Record<string, string> = { 'x-model-gateway-translated': `${protocol}->${plan.upstreamProtocol}` };
+  if (ctx.warnings.length > 0) {
+    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
+    gatewayHeaders['x-model-gateway-dropped'] = [...new Set(ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
+  }
+  const upstream = await send(Buffer.from(JSON.stringify(upstreamJson)), upstreamJson);
+  await relay(upstream, {
+    ...relayContext,
+    translation: { translator: plan.translator, ctx, callerBody: body, stream: info.stream, headers: gatewayHeaders },
   });
-  await relay(upstream, { res, protocol, provider, record, verbose, signal: controller.signal });
+}
+
+function translateContext(caller: Protocol, upstream: Protocol, requestedModel: string, target: Target): TranslateContext {
+  const type = target.provider.type;
+  return {
+    caller,
+    upstream,
+    requestedModel,
+    upstreamModel: target.upstreamModel,
+    ...(target.model.maxOutputTokens !== undefined ? { maxOutputTokens: target.model.maxOutputTokens } : {}),
+    upstreamDialect: type === 'anthropic' ? 'anthropic' : type === 'openai-compatible' ? 'compatible' : 'openai',
+    now: Date.now,
+    newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
+    warnings: [],
+    toolNames: new Map(),
+  };
 }
 
 function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {

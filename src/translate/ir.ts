@@ -239,6 +239,11 @@ export type BlockDelta =
   /** A piece of summary part `summaryIndex` (Responses reasoning summaries come in parts). */
   | { readonly type: 'reasoning_summary'; readonly summaryIndex: number; readonly text: string }
   | { readonly type: 'signature'; readonly signature: string }
+  /**
+   * A Responses reasoning item's `encrypted_content`, known only when the item is done (after its text),
+   * so it cannot ride on the block start. Replaces the block's `encrypted`.
+   */
+  | { readonly type: 'encrypted'; readonly encrypted: string }
   /** A piece of the tool call's arguments JSON (or custom input text). */
   | { readonly type: 'arguments'; readonly text: string };
 

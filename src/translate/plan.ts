@@ -1,30 +1,29 @@
 /**
- * Which protocol a request goes upstream in. Today only a provider that speaks
- * the caller's protocol natively can serve it (passthrough); translation between
- * protocols slots in here, returning a translator for `caller -> upstream`,
- * without the rest of the pipeline changing.
+ * Which protocol a request goes upstream in. A provider that speaks the
+ * caller's protocol gets it untouched (passthrough). Otherwise the request is
+ * translated into the protocol the provider speaks that loses least for this
+ * caller: Responses and Messages both carry reasoning, tool ids and structured
+ * content, so they are preferred to Chat for each other's callers.
  */
 import type { ProviderConfig } from '../config/types.js';
-import { invalidRequest } from '../errors.js';
 import type { Protocol } from '../protocols/types.js';
+import { translatorFor } from './registry.js';
+import type { Translator } from './translator.js';
 
-export interface Plan {
-  readonly upstreamProtocol: Protocol;
-  /** False for passthrough: the body goes upstream with only `model` replaced, and the answer comes back byte for byte. */
-  readonly translated: false;
-}
+export type Plan =
+  | { readonly upstreamProtocol: Protocol; readonly translator: undefined }
+  | { readonly upstreamProtocol: Protocol; readonly translator: Translator };
 
-const names = { responses: 'Responses', chat: 'Chat Completions', messages: 'Messages' } as const satisfies Record<
-  Protocol,
-  string
->;
+const preference = {
+  responses: ['messages', 'chat'],
+  chat: ['responses', 'messages'],
+  messages: ['responses', 'chat'],
+} as const satisfies Record<Protocol, readonly Protocol[]>;
 
-export function planUpstream(caller: Protocol, provider: ProviderConfig, model: string): Plan {
-  if (provider.protocols.has(caller)) return { upstreamProtocol: caller, translated: false };
-  const spoken = [...provider.protocols].map((p) => names[p]).join(', ');
-  throw invalidRequest(
-    `Model '${model}' is served by provider '${provider.id}', which speaks ${spoken}; ` +
-      `this gateway version cannot translate ${names[caller]} requests to it.`,
-    'model',
-  );
+export function planUpstream(caller: Protocol, provider: ProviderConfig): Plan {
+  if (provider.protocols.has(caller)) return { upstreamProtocol: caller, translator: undefined };
+  const upstream = preference[caller].find((p) => provider.protocols.has(p));
+  // The config schema requires a provider to speak at least one protocol, and every pair has a translator.
+  if (upstream === undefined) throw new Error(`provider '${provider.id}' speaks no protocol`);
+  return { upstreamProtocol: upstream, translator: translatorFor(caller, upstream)! };
 }

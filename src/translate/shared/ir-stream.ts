@@ -118,6 +118,7 @@ export function accumulateEvents(events: readonly Ir.StreamEvent[]): Ir.Response
           part.summary = summary;
         }
         else if (d.type === 'signature' && part.type === 'reasoning') part.signature = (part.signature ?? '') + d.signature;
+        else if (d.type === 'encrypted' && part.type === 'reasoning') part.encrypted = d.encrypted;
         else if (d.type === 'arguments' && part.type === 'tool_call') part.arguments += d.text;
         else throw new Error(`${d.type} delta on a ${part.type} block`);
         break;

@@ -1,0 +1,87 @@
+/**
+ * An Anthropic Messages request → IR request.
+ * @see /work/shared/docs/protocols.md sections C2, C3 and F2
+ * @see /work/shared/docs/clients.md section 2 (what Claude Code sends)
+ */
+import { isObject, readStream, requireMessages, requireModel, type Json } from '../../protocols/shallow.js';
+import type * as Ir from '../ir.js';
+import { decodeMessages, decodeSystem } from './decode-content.js';
+import { decodeToolChoice, decodeTools } from './decode-tools.js';
+import { num, str, warn } from './read.js';
+import { effortForBudget, isEffort } from './reasoning.js';
+
+/**
+ * Fields that change what the model does but have no IR form. Everything else unknown
+ * (`service_tier`, `container` without server tools, `speed`, `inference_geo`, `diagnostics`,
+ * top-level `cache_control`) only tunes Anthropic's own service and goes unmentioned.
+ */
+const MEANINGFUL_UNTRANSLATED = ['context_management', 'safeguards', 'mcp_servers'] as const;
+
+/**
+ * `thinking` and `output_config.effort` → IR reasoning. `enabled` keeps its budget (and
+ * derives an effort from it); `adaptive` (and `between_tools`) mean "think as needed" at the
+ * stated effort or medium; `disabled`, like no `thinking`, asks for none: no reasoning field.
+ */
+function decodeReasoning(body: Json): Ir.ReasoningRequest | undefined {
+  const thinking = isObject(body.thinking) ? body.thinking : undefined;
+  const stated = isObject(body.output_config) && isEffort(body.output_config.effort) ? body.output_config.effort : undefined;
+  switch (thinking?.type) {
+    case 'enabled': {
+      const budget = num(thinking.budget_tokens);
+      if (budget === undefined) return { effort: stated ?? 'medium' };
+      return { effort: stated ?? effortForBudget(budget), budgetTokens: budget };
+    }
+    case 'adaptive':
+    case 'between_tools':
+      return { effort: stated ?? 'medium' };
+    case 'disabled':
+      return undefined;
+    default:
+      // Effort without `thinking` still tells the model how much work to put in.
+      return stated !== undefined ? { effort: stated } : undefined;
+  }
+}
+
+function decodeResponseFormat(body: Json): Ir.ResponseFormat | undefined {
+  const format = isObject(body.output_config) ? body.output_config.format : undefined;
+  if (!isObject(format)) return undefined;
+  if (format.type === 'json_schema' && isObject(format.schema)) return { type: 'json_schema', schema: format.schema };
+  return undefined;
+}
+
+const stringList = (v: unknown): string[] | undefined =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : undefined;
+
+export function decodeRequest(body: Json, ctx: Ir.TranslateContext): Ir.Request {
+  const model = requireModel(body);
+  const messages = decodeMessages(requireMessages(body), ctx);
+  const tools = decodeTools(body.tools, ctx);
+  const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, tools, ctx);
+  const maxOutputTokens = num(body.max_tokens);
+  const temperature = num(body.temperature);
+  const topP = num(body.top_p);
+  const topK = num(body.top_k);
+  const stop = stringList(body.stop_sequences);
+  const reasoning = decodeReasoning(body);
+  const responseFormat = decodeResponseFormat(body);
+  const user = isObject(body.metadata) ? str(body.metadata.user_id) : undefined;
+  for (const field of MEANINGFUL_UNTRANSLATED) if (body[field] !== undefined && body[field] !== null) warn(ctx, field);
+
+  return {
+    model,
+    system: body.system === undefined || body.system === null ? [] : decodeSystem(body.system, ctx),
+    messages,
+    tools,
+    ...(toolChoice !== undefined ? { toolChoice } : {}),
+    ...(parallelToolCalls !== undefined ? { parallelToolCalls } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(topP !== undefined ? { topP } : {}),
+    ...(topK !== undefined ? { topK } : {}),
+    ...(stop !== undefined && stop.length > 0 ? { stop } : {}),
+    stream: readStream(body),
+    ...(reasoning !== undefined ? { reasoning } : {}),
+    ...(responseFormat !== undefined ? { responseFormat } : {}),
+    ...(user !== undefined ? { user } : {}),
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * IR request → Anthropic Messages request body.
+ * @see /work/shared/docs/protocols.md sections C2, F2, F11 and H (items 6 and 11)
+ */
+import { invalidRequest } from '../../errors.js';
+import type { Json } from '../../protocols/shallow.js';
+import type * as Ir from '../ir.js';
+import { encodeConversation, type Turn } from './encode-messages.js';
+import { encodeToolChoice, encodeTools } from './encode-tools.js';
+import { warn } from './read.js';
+import { MIN_THINKING_BUDGET, THINKING_BUDGETS } from './reasoning.js';
+
+/**
+ * `max_tokens` when neither the request nor the model's configuration gives one. Anthropic
+ * requires the field; 8192 fits every current Claude model's output limit and stays well under
+ * the SDKs' non-streaming ten-minute guard (about 21k tokens).
+ */
+export const DEFAULT_MAX_TOKENS = 8192;
+
+/** Anthropic allows at most four `cache_control` breakpoints per request. */
+const MAX_CACHE_BREAKPOINTS = 4;
+
+/** The `thinking` config, or undefined for none. The budget must be >= 1024 and below `max_tokens`. */
+function thinkingBudget(reasoning: Ir.ReasoningRequest | undefined, maxTokens: number, ctx: Ir.TranslateContext): number | undefined {
+  if (!reasoning || reasoning.effort === 'none') return undefined;
+  if (reasoning.effort === undefined && reasoning.budgetTokens === undefined) return undefined;
+  const wanted = reasoning.budgetTokens ?? THINKING_BUDGETS[reasoning.effort ?? 'medium'];
+  if (maxTokens <= MIN_THINKING_BUDGET) {
+    warn(ctx, 'thinking (max_tokens too small)');
+    return undefined;
+  }
+  return Math.max(MIN_THINKING_BUDGET, Math.min(wanted, maxTokens - 1));
+}
+
+/**
+ * Anthropic refuses thinking with a forced tool choice, and requires the last assistant turn of a
+ * tool loop to start with a (signed) thinking block: history from another provider has none.
+ */
+function thinkingConflict(choice: Json | undefined, messages: readonly Turn[]): string | undefined {
+  if (choice?.type === 'any' || choice?.type === 'tool') return 'thinking (forced tool choice)';
+  const lastAssistant = messages.findLast((t) => t.role === 'assistant');
+  const first = lastAssistant?.content[0];
+  const unsigned = first !== undefined && first.type !== 'thinking' && first.type !== 'redacted_thinking';
+  if (unsigned && lastAssistant?.content.some((b) => b.type === 'tool_use')) return 'thinking (unsigned tool history)';
+  return undefined;
+}
+
+/** Every block carrying `cache_control`, in prompt order (tools, system, messages; nested content before its block). */
+function cacheHolders(tools: readonly Json[], system: readonly Json[], messages: readonly Turn[]): Json[] {
+  const holders: Json[] = [];
+  const visit = (block: Json) => {
+    if (Array.isArray(block.content)) for (const inner of block.content as Json[]) visit(inner);
+    if (block.cache_control !== undefined) holders.push(block);
+  };
+  [...tools, ...system, ...messages.flatMap((t) => t.content)].forEach(visit);
+  return holders;
+}
+
+/** Past four breakpoints Anthropic answers 400; the latest ones cover the longest prefix, so the earliest go. */
+function capCacheBreakpoints(tools: readonly Json[], system: readonly Json[], messages: readonly Turn[], ctx: Ir.TranslateContext): void {
+  const holders = cacheHolders(tools, system, messages);
+  if (holders.length <= MAX_CACHE_BREAKPOINTS) return;
+  warn(ctx, 'cache breakpoints over 4');
+  for (const block of holders.slice(0, holders.length - MAX_CACHE_BREAKPOINTS)) delete block.cache_control;
+}
+
+interface Sampling {
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+}
+
+/** Anthropic's temperature range is 0–1 (OpenAI's 0–2); newer models reject temperature and top_p together. */
+function sampling(request: Ir.Request, thinking: boolean, ctx: Ir.TranslateContext): Sampling {
+  const out: Sampling = {};
+  if (request.temperature !== undefined) {
+    const clamped = Math.min(1, Math.max(0, request.temperature));
+    if (clamped !== request.temperature) warn(ctx, 'temperature clamped');
+    // With thinking on, Anthropic accepts only temperature 1.
+    if (thinking && clamped !== 1) warn(ctx, 'temperature (thinking on)');
+    else out.temperature = clamped;
+  }
+  if (request.topP !== undefined) {
+    if (out.temperature !== undefined) warn(ctx, 'top_p (temperature set)');
+    else if (thinking && request.topP < 0.95) warn(ctx, 'top_p (thinking on)');
+    else out.top_p = request.topP;
+  }
+  if (request.topK !== undefined) {
+    if (thinking) warn(ctx, 'top_k (thinking on)');
+    else out.top_k = request.topK;
+  }
+  return out;
+}
+
+function outputConfig(format: Ir.ResponseFormat | undefined, ctx: Ir.TranslateContext): Json | undefined {
+  if (format?.type === 'json_schema') return { format: { type: 'json_schema', schema: format.schema } };
+  if (format?.type === 'json_object') warn(ctx, 'json_object response format');
+  return undefined;
+}
+
+export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Json {
+  const maxTokens = request.maxOutputTokens ?? ctx.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const { system, messages } = encodeConversation(request, ctx);
+  if (messages.length === 0) throw invalidRequest('Anthropic needs at least one user or assistant message with content.', 'messages');
+  const tools = encodeTools(request.tools, ctx);
+  const toolChoice = encodeToolChoice(request, ctx);
+  let budget = thinkingBudget(request.reasoning, maxTokens, ctx);
+  const conflict = budget !== undefined ? thinkingConflict(toolChoice, messages) : undefined;
+  if (conflict !== undefined) {
+    warn(ctx, conflict);
+    budget = undefined;
+  }
+  capCacheBreakpoints(tools, system, messages, ctx);
+  const config = outputConfig(request.responseFormat, ctx);
+  if (request.metadata !== undefined && Object.keys(request.metadata).length > 0) warn(ctx, 'metadata');
+
+  return {
+    model: ctx.upstreamModel,
+    max_tokens: maxTokens,
+    ...(system.length > 0 ? { system } : {}),
+    messages,
+    ...(tools.length > 0 ? { tools } : {}),
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+    ...sampling(request, budget !== undefined, ctx),
+    ...(request.stop !== undefined && request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
+    ...(budget !== undefined ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
+    ...(config !== undefined ? { output_config: config } : {}),
+    ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
+    ...(request.stream ? { stream: true } : {}),
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * A translator for one `caller -> upstream` pair: the caller's codec on the
+ * outside, the upstream's on the inside, joined through the IR.
+ */
+import type { SseEvent } from '../sse/parse.js';
+import type * as Ir from './ir.js';
+import { responseToEvents } from './shared/ir-stream.js';
+import type { Codec, Json } from './types.js';
+
+export interface StreamTranslation {
+  /** One upstream SSE event → the caller's SSE text for it. */
+  push(event: SseEvent): string;
+  /** The upstream body ended: closing frames, or an error frame when it ended before finishing. */
+  end(): string;
+  /** The upstream failed mid-stream: the caller's error frame. */
+  fail(message: string): string;
+  /** Usage from the `finish` event, for the log. */
+  readonly usage: Ir.Usage | undefined;
+  readonly finished: boolean;
+}
+
+export interface Translator {
+  /** The caller's request body → the upstream's. */
+  request(body: Json, ctx: Ir.TranslateContext): Json;
+  /** The upstream's complete response → the caller's. */
+  response(body: Json, ctx: Ir.TranslateContext, callerBody: Json): Json;
+  stream(ctx: Ir.TranslateContext, callerBody: Json): StreamTranslation;
+  /** A complete upstream response to a streaming call (some servers do that) → the caller's stream. */
+  responseAsStream(body: Json, ctx: Ir.TranslateContext, callerBody: Json): string;
+}
+
+export function createTranslator(caller: Codec, upstream: Codec): Translator {
+  return {
+    request: (body, ctx) => upstream.encodeRequest(caller.decodeRequest(body, ctx), ctx),
+    response: (body, ctx, callerBody) => caller.encodeResponse(upstream.decodeResponse(body, ctx), ctx, callerBody),
+    stream(ctx, callerBody) {
+      const decoder = upstream.decodeStream(ctx);
+      const encoder = caller.encodeStream(ctx, callerBody);
+      let usage: Ir.Usage | undefined;
+      let finished = false;
+      let failed = false;
+      const emit = (events: readonly Ir.StreamEvent[]): string => {
+        let out = '';
+        for (const ev of events) {
+          if (finished || failed) break;
+          if (ev.type === 'finish') {
+            usage = ev.usage;
+            finished = true;
+          } else if (ev.type === 'error') {
+            failed = true;
+          }
+          out += encoder.push(ev);
+        }
+        return out;
+      };
+      const fail = (message: string) => (finished || failed ? '' : emit([{ type: 'error', message }]));
+      return {
+        push: (event) => emit(decoder.push(event)),
+        end() {
+          const out = emit(decoder.end());
+          if (failed) return out;
+          if (!finished) return out + fail('The upstream stream ended before it was complete.');
+          return out + encoder.end();
+        },
+        fail,
+        get usage() {
+          return usage;
+        },
+        get finished() {
+          return finished;
+        },
+      };
+    },
+    responseAsStream(body, ctx, callerBody) {
+      const encoder = caller.encodeStream(ctx, callerBody);
+      const events = responseToEvents(upstream.decodeResponse(body, ctx));
+      return events.map((ev) => encoder.push(ev)).join('') + encoder.end();
+    },
+  };
+}
+
