@@ -31,7 +31,7 @@ export interface Translator {
 
 export function createTranslator(caller: Codec, upstream: Codec): Translator {
   return {
-    request: (body, ctx) => upstream.encodeRequest(caller.decodeRequest(body, ctx), ctx),
+    request: (body, ctx) => upstream.encodeRequest(withinModelLimit(caller.decodeRequest(body, ctx), ctx), ctx),
     response: (body, ctx, callerBody) => caller.encodeResponse(upstream.decodeResponse(body, ctx), ctx, callerBody),
     stream(ctx, callerBody) {
       const decoder = upstream.decodeStream(ctx);
@@ -79,3 +79,14 @@ export function createTranslator(caller: Codec, upstream: Codec): Translator {
   };
 }
 
+
+/**
+ * Clients size `max_tokens` for the model they think they talk to (Claude Code asks for 128,000);
+ * a translated request goes to another model, so the model's configured limit caps it.
+ */
+function withinModelLimit(request: Ir.Request, ctx: Ir.TranslateContext): Ir.Request {
+  const limit = ctx.maxOutputTokens;
+  if (limit === undefined || request.maxOutputTokens === undefined || request.maxOutputTokens <= limit) return request;
+  ctx.warnings.push(`max tokens capped to ${limit}`);
+  return { ...request, maxOutputTokens: limit };
+}

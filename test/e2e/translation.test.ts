@@ -115,6 +115,16 @@ describe('Chat callers', () => {
     expect(received()).toMatchObject({ model: 'claude-upstream', max_tokens: 2000, system: [{ type: 'text', text: 'Be brief.' }] });
   });
 
+  it('cap max tokens at the model’s configured limit, and say so', async () => {
+    const res = await call(`${gw.url}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${GATEWAY_KEY}` },
+      body: JSON.stringify({ model: 'claude-x', max_completion_tokens: 128_000, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(received()).toMatchObject({ max_tokens: 2000 });
+    expect(res.headers['x-model-gateway-dropped']).toBe('max tokens capped to 2000');
+  });
+
   it('reach Claude, streaming, usage chunk included', async () => {
     const final = await openai.chat.completions
       .stream({ model: 'claude-x', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } })

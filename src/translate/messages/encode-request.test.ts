@@ -432,8 +432,20 @@ describe('encodeRequest: sampling, reasoning, format, metadata', () => {
     expect(unsigned.body.thinking).toBeUndefined();
     expect(unsigned.warnings).toEqual(['reasoning history', 'thinking (unsigned tool history)']);
     const signed = encode(loop([{ type: 'reasoning', text: 't', signature: 's' }]));
-    expect(signed.body.thinking).toEqual({ type: 'enabled', budget_tokens: 8191 });
+    // No caller limit: max_tokens leaves the default answer room on top of the high-effort budget.
+    expect(signed.body.thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
+    expect(signed.body.max_tokens).toBe(16384 + 8192);
     expect(signed.warnings).toEqual([]);
+  });
+
+  it('fits the thinking budget under a limit the caller or the model config sets', () => {
+    const ask = (maxOutputTokens: number | undefined, modelLimit: number | undefined) =>
+      encode(
+        req({ reasoning: { effort: 'high' }, ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}) }),
+        ctx(modelLimit !== undefined ? { maxOutputTokens: modelLimit } : {}),
+      ).body;
+    expect(ask(4000, undefined)).toMatchObject({ max_tokens: 4000, thinking: { budget_tokens: 3999 } });
+    expect(ask(undefined, 10_000)).toMatchObject({ max_tokens: 10_000, thinking: { budget_tokens: 9999 } });
   });
 
   it('response formats', () => {

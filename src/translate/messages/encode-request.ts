@@ -98,8 +98,21 @@ function outputConfig(format: Ir.ResponseFormat | undefined, ctx: Ir.TranslateCo
   return undefined;
 }
 
+/**
+ * `max_tokens`, which Anthropic requires and which includes thinking. When the caller set no limit,
+ * the default leaves room for an answer after the effort's thinking budget (capped by the model's
+ * configured limit); a caller's own limit is kept and the budget fits under it instead.
+ */
+function maxTokensFor(request: Ir.Request, ctx: Ir.TranslateContext): number {
+  if (request.maxOutputTokens !== undefined) return request.maxOutputTokens;
+  const effort = request.reasoning?.effort;
+  const budget = request.reasoning?.budgetTokens ?? (effort && effort !== 'none' ? THINKING_BUDGETS[effort] : 0);
+  const wanted = budget + DEFAULT_MAX_TOKENS;
+  return ctx.maxOutputTokens !== undefined ? Math.min(wanted, ctx.maxOutputTokens) : wanted;
+}
+
 export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Json {
-  const maxTokens = request.maxOutputTokens ?? ctx.maxOutputTokens ?? DEFAULT_MAX_TOKENS;
+  const maxTokens = maxTokensFor(request, ctx);
   const { system, messages } = encodeConversation(request, ctx);
   if (messages.length === 0) throw invalidRequest('Anthropic needs at least one user or assistant message with content.', 'messages');
   const tools = encodeTools(request.tools, ctx);
