@@ -24,12 +24,17 @@ const featureNames = {
 export const groupAllowsModel = (group: KeyGroupConfig, model: string): boolean =>
   group.models.some((pattern) => matchGlob(pattern, model));
 
+/**
+ * @param droppable features the model may lack without an error, because the request will be sent
+ *   without them (a translated request drops a reasoning request the model cannot honour).
+ */
 export function authorize(
   group: KeyGroupConfig,
   model: ModelConfig,
   requested: string,
   protocol: Protocol,
   features: readonly Feature[],
+  droppable: ReadonlySet<Feature> = new Set(),
 ): void {
   if (!groupAllowsModel(group, requested)) {
     throw permissionDenied(`Key group '${group.name}' may not use model '${requested}'.`, 'model');
@@ -46,7 +51,7 @@ export function authorize(
         `Key group '${group.name}' may not use ${featureNames[feature]} (requested with model '${requested}').`,
       );
     }
-    if (!model.features.has(feature)) {
+    if (!model.features.has(feature) && !droppable.has(feature)) {
       throw invalidRequest(`Model '${requested}' does not support ${featureNames[feature]}.`);
     }
   }

@@ -14,7 +14,7 @@ import type { Logger } from '../log/logger.js';
 import type { RequestRecord } from '../log/record.js';
 import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
-import { errorFamily, type Protocol } from '../protocols/types.js';
+import { errorFamily, type Feature, type Protocol } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 import { resolveModel, type Target } from '../routing/resolve-model.js';
 import type { TranslateContext } from '../translate/ir.js';
@@ -42,6 +42,8 @@ export interface HandlerDeps {
 }
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
+const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
+const NONE: ReadonlySet<Feature> = new Set();
 
 const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
 
@@ -149,10 +151,11 @@ async function proxy(
   const target = resolveModel(config, info.model);
   record.provider = target.provider.id;
   record.upstreamModel = target.upstreamModel;
-  authorize(group, target.model, info.model, protocol, operation === 'create' ? info.features : []);
-
   const plan = planUpstream(protocol, target.provider);
   record.upstreamProtocol = plan.upstreamProtocol;
+  // Claude Code and Codex always ask for reasoning; translated to a model without it, the request goes without.
+  const dropReasoning = plan.translator !== undefined && !target.model.features.has('reasoning');
+  authorize(group, target.model, info.model, protocol, operation === 'create' ? info.features : [], dropReasoning ? REASONING : NONE);
   const provider = state.providers.get(target.provider.id);
   if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
 
@@ -188,7 +191,7 @@ async function proxy(
       'previous_response_id',
     );
   }
-  const ctx = translateContext(protocol, plan.upstreamProtocol, info.model, target);
+  const ctx = translateContext(protocol, plan.upstreamProtocol, info.model, target, dropReasoning);
   const upstreamJson = plan.translator.request(body, ctx);
   if (verbose) record.detail!.upstreamRequestBody = upstreamJson;
   record.warnings = ctx.warnings;
@@ -204,9 +207,16 @@ async function proxy(
   });
 }
 
-function translateContext(caller: Protocol, upstream: Protocol, requestedModel: string, target: Target): TranslateContext {
+function translateContext(
+  caller: Protocol,
+  upstream: Protocol,
+  requestedModel: string,
+  target: Target,
+  dropReasoning: boolean,
+): TranslateContext {
   const type = target.provider.type;
   return {
+    ...(dropReasoning ? { reasoningUnsupported: true } : {}),
     caller,
     upstream,
     requestedModel,

@@ -279,6 +279,8 @@ export interface TranslateContext {
    * so they must be plain ASCII without commas.
    */
   readonly warnings: string[];
+  /** The model does not reason (its `features` lack `reasoning`): a reasoning request is dropped, not sent. */
+  readonly reasoningUnsupported?: boolean;
   /** Tool names as sent upstream → the tool as the caller knows it (see `shared/tool-names.ts`). */
   readonly toolNames: Map<string, CallerTool>;
 }

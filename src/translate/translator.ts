@@ -81,10 +81,16 @@ export function createTranslator(caller: Codec, upstream: Codec): Translator {
 
 
 /**
- * Clients size `max_tokens` for the model they think they talk to (Claude Code asks for 128,000);
- * a translated request goes to another model, so the model's configured limit caps it.
+ * What the target model can take. Clients size `max_tokens` for the model they think they talk to
+ * (Claude Code asks for 128,000), so the model's configured limit caps it; and a model configured
+ * without `reasoning` gets no reasoning request.
  */
 function withinModelLimit(request: Ir.Request, ctx: Ir.TranslateContext): Ir.Request {
+  if (ctx.reasoningUnsupported && request.reasoning !== undefined) {
+    ctx.warnings.push('reasoning (the model does not support it)');
+    const { reasoning: _dropped, ...rest } = request;
+    request = rest;
+  }
   const limit = ctx.maxOutputTokens;
   if (limit === undefined || request.maxOutputTokens === undefined || request.maxOutputTokens <= limit) return request;
   ctx.warnings.push(`max tokens capped to ${limit}`);

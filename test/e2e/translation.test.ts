@@ -29,6 +29,7 @@ beforeAll(async () => {
     },
     models: {
       qwen: { provider: 'local', upstreamModel: 'qwen2.5-coder:7b' },
+      'qwen-plain': { provider: 'local', features: ['tools', 'streaming'] },
       'resp-model': { provider: 'responsesOnly' },
       'claude-x': { provider: 'anthropic', upstreamModel: 'claude-upstream', maxOutputTokens: 2000 },
       'gpt-x': { provider: 'openai', upstreamModel: 'gpt-upstream' },
@@ -81,6 +82,16 @@ describe('Messages callers', () => {
     expect(message.content[0]).toMatchObject({ type: 'text', text: CANNED_TEXT });
     expect(upstream.last().url).toBe('/v1/responses');
     expect(received()).toMatchObject({ model: 'gpt-upstream', max_output_tokens: 50 });
+  });
+
+  it('go without reasoning to a model configured without it (Claude Code always asks for thinking)', async () => {
+    const res = await call(`${gw.url}/v1/messages`, {
+      headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'qwen-plain', max_tokens: 100, thinking: { type: 'adaptive' }, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-model-gateway-dropped']).toContain('reasoning (the model does not support it)');
+    expect(received().reasoning_effort).toBeUndefined();
   });
 
   it('count tokens locally when the provider cannot', async () => {

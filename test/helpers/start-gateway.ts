@@ -81,6 +81,7 @@ export function testConfig(upstreamUrl: string, extra: Partial<WrittenConfig> = 
       'no-stream': { provider: 'openai', features: ['tools'] },
       'chat-only': { provider: 'openai', protocols: ['chat'] },
       'claude-*': { provider: 'anthropic' },
+      'claude-basic-*': { provider: 'anthropic', features: ['tools', 'streaming'] },
       echo: { provider: 'echo' },
     },
     keyGroups: {
