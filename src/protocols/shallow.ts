@@ -4,10 +4,9 @@
  * add fields every release and a strict schema would turn each one into a 400.
  */
 import { invalidRequest } from '../errors.js';
+import { isObject, type Json } from './json.js';
 
-export type Json = Record<string, unknown>;
-
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+export { isObject, type Json };
 
 export function requireObjectBody(body: unknown): Json {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');

@@ -16,12 +16,3 @@ export interface StreamWatch {
   errorFrames(err: GatewayError): string;
 }
 
-export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
-export function parseJson(data: string): unknown {
-  try {
-    return JSON.parse(data) as unknown;
-  } catch {
-    return undefined;
-  }
-}

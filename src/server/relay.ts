@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import type { RequestRecord } from '../log/record.js';
 import { protocolSpecs } from '../protocols/registry.js';
-import { parseJson } from '../protocols/stream-watch.js';
+import { parseJson } from '../protocols/json.js';
 import { isObject } from '../protocols/shallow.js';
 import type { Protocol } from '../protocols/types.js';
 import { transportError } from '../providers/http.js';

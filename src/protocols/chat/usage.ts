@@ -1,7 +1,8 @@
 /** Chat Completions usage and stream following. `prompt_tokens` already includes cached tokens. */
 import { chatStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
-import { num, parseJson, type StreamWatch } from '../stream-watch.js';
+import { num, parseJson } from '../json.js';
+import type { StreamWatch } from '../stream-watch.js';
 import type { Usage } from '../types.js';
 
 export function chatUsage(json: unknown): Usage {

@@ -4,7 +4,8 @@
  */
 import { messagesStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
-import { num, parseJson, type StreamWatch } from '../stream-watch.js';
+import { num, parseJson } from '../json.js';
+import type { StreamWatch } from '../stream-watch.js';
 import type { Usage } from '../types.js';
 
 /** Reads a `usage` object; missing counts stay undefined so later events can fill them. */

@@ -1,7 +1,8 @@
 /** Responses usage and stream following. `input_tokens` already includes cached tokens. */
 import { responsesStreamErrorFrames } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
-import { num, parseJson, type StreamWatch } from '../stream-watch.js';
+import { num, parseJson } from '../json.js';
+import type { StreamWatch } from '../stream-watch.js';
 import type { Usage } from '../types.js';
 
 export function responsesUsage(response: unknown): Usage {

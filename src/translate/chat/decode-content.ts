@@ -4,7 +4,7 @@
  * @see /work/shared/docs/protocols.md A3, A4, F4
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, TranslateContext } from '../ir.js';
-import { parseDataUrl, sniffMediaType } from './data-url.js';
+import { parseDataUrl, sniffMediaType } from '../shared/data-url.js';
 import { isObject, obj, str, warn, type Json } from './read.js';
 
 /**

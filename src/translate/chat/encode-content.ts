@@ -4,7 +4,7 @@
  * @see /work/shared/docs/protocols.md A4, F4
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, ToolResultPart, TranslateContext } from '../ir.js';
-import { toDataUrl } from './data-url.js';
+import { toDataUrl } from '../shared/data-url.js';
 import { warn, type Json } from './read.js';
 
 export interface EncodeState {

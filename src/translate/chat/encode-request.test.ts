@@ -1,4 +1,5 @@
 /** encodeRequest: crafted IR → the Chat body an OpenAI or compatible upstream gets, field by field. */
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type * as Ir from '#src/translate/ir.js';
 import { CUSTOM_INPUT_SCHEMA } from '#src/translate/shared/tool-args.js';
@@ -281,6 +282,15 @@ describe('encodeRequest', () => {
       stream: false,
     });
     expect(warnings).toEqual([]);
+  });
+
+  it("an end-user id over OpenAI's 64 characters (Claude Code's JSON user_id) goes as its SHA-256; compatible servers get it whole", () => {
+    const claudeCode = JSON.stringify({ device_id: 'd'.repeat(64), account_uuid: '', session_id: '5f0e7a34-8d0c-4d6e-9a41-0a2f3c1b9e77' });
+    const hashed = encode({ user: claudeCode }).body.safety_identifier;
+    expect(hashed).toBe(createHash('sha256').update(claudeCode).digest('hex'));
+    expect(hashed).toHaveLength(64);
+    expect(encode({ user: 'u'.repeat(64) }).body.safety_identifier).toBe('u'.repeat(64));
+    expect(encode({ user: claudeCode }, 'compatible').body.user).toBe(claudeCode);
   });
 
   it.each([

@@ -6,6 +6,7 @@
  * @see /work/shared/docs/protocols.md A2, F2
  */
 import type { ReasoningEffort, ReasoningRequest, Request, ResponseFormat, TranslateContext } from '../ir.js';
+import { openaiSafetyIdentifier } from '../shared/end-user-id.js';
 import { encodeMessages } from './encode-messages.js';
 import { encodeToolChoice, encodeTools } from './encode-tools.js';
 import { warn, type Json } from './read.js';
@@ -68,7 +69,12 @@ export function encodeRequest(request: Request, ctx: TranslateContext): Json {
     ...(stop !== undefined ? { stop } : {}),
     ...(effort !== undefined ? { reasoning_effort: effort } : {}),
     ...(request.responseFormat !== undefined ? { response_format: encodeResponseFormat(request.responseFormat) } : {}),
-    ...(request.user !== undefined ? { [compatible ? 'user' : 'safety_identifier']: request.user } : {}),
+    // OpenAI rejects a safety_identifier over 64 characters (Claude Code's user_id is longer); compatible servers take any `user`.
+    ...(request.user !== undefined
+      ? compatible
+        ? { user: request.user }
+        : { safety_identifier: openaiSafetyIdentifier(request.user) }
+      : {}),
     stream: request.stream,
     // Without it a Chat stream carries no usage at all (protocols.md F10).
     ...(request.stream ? { stream_options: { include_usage: true } } : {}),

@@ -98,7 +98,8 @@ describe('decodeRequest: real client requests', () => {
     expect(ir.reasoning).toEqual({ effort: 'medium' });
     expect(ir.user).toBe((body.metadata as Json).user_id);
     expect(ir.toolChoice).toBeUndefined();
-    expect(warnings).toEqual(['context_management']);
+    // context_management is clear_thinking with keep: 'all', which clears nothing: dropped without a word.
+    expect(warnings).toEqual([]);
   });
 
   it('Claude Code first turn: the mid-conversation system message keeps its cache_control', () => {
@@ -392,7 +393,7 @@ describe('decodeRequest: crafted requests', () => {
       {
         ...base,
         messages: [user('q')],
-        context_management: { edits: [] },
+        context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
         safeguards: [{ type: 'dangerous_tool_use' }],
         service_tier: 'auto',
         speed: 'fast',
@@ -402,6 +403,20 @@ describe('decodeRequest: crafted requests', () => {
       c,
     );
     expect(c.warnings).toEqual(['context_management', 'safeguards']);
+  });
+
+  it.each([
+    [{ edits: [{ type: 'clear_thinking_20251015', keep: 'all' }] }, []],
+    [{ edits: [] }, []],
+    [{}, []],
+    [{ edits: [{ type: 'clear_thinking_20251015' }] }, ['context_management']],
+    [{ edits: [{ type: 'clear_thinking_20251015', keep: { type: 'thinking_turns', value: 1 } }] }, ['context_management']],
+    [{ edits: [{ type: 'clear_thinking_20251015', keep: 'all' }, { type: 'clear_tool_uses_20250919' }] }, ['context_management']],
+    ['auto', ['context_management']],
+  ])('context_management %j: warned only when it would clear something', (value, warnings) => {
+    const c = ctx();
+    decode({ ...base, messages: [user('q')], context_management: value }, c);
+    expect(c.warnings).toEqual(warnings);
   });
 
   it('rejects what cannot be decoded at all', () => {

@@ -13,9 +13,26 @@ import { effortForBudget, isEffort } from './reasoning.js';
 /**
  * Fields that change what the model does but have no IR form. Everything else unknown
  * (`service_tier`, `container` without server tools, `speed`, `inference_geo`, `diagnostics`,
- * top-level `cache_control`) only tunes Anthropic's own service and goes unmentioned.
+ * top-level `cache_control`) only tunes Anthropic's own service and goes unmentioned, and so
+ * does a `context_management` that clears nothing (see `clearsNothing`).
  */
 const MEANINGFUL_UNTRANSLATED = ['context_management', 'safeguards', 'mcp_servers'] as const;
+
+/**
+ * Whether `context_management` leaves the context as it is: no edits, or only `clear_thinking`
+ * edits that keep all thinking. Claude Code sends exactly that on every request
+ * (`{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]}`); dropping it loses nothing,
+ * so it is not worth a warning. Any other edit (`clear_tool_uses_…`, `clear_thinking` with a
+ * turn count or the default) would change what the model sees.
+ */
+function clearsNothing(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  const edits = value.edits ?? [];
+  return (
+    Array.isArray(edits) &&
+    edits.every((e) => isObject(e) && typeof e.type === 'string' && e.type.startsWith('clear_thinking_') && e.keep === 'all')
+  );
+}
 
 /**
  * `thinking` and `output_config.effort` → IR reasoning. `enabled` keeps its budget (and
@@ -65,7 +82,11 @@ export function decodeRequest(body: Json, ctx: Ir.TranslateContext): Ir.Request 
   const reasoning = decodeReasoning(body);
   const responseFormat = decodeResponseFormat(body);
   const user = isObject(body.metadata) ? str(body.metadata.user_id) : undefined;
-  for (const field of MEANINGFUL_UNTRANSLATED) if (body[field] !== undefined && body[field] !== null) warn(ctx, field);
+  for (const field of MEANINGFUL_UNTRANSLATED) {
+    if (body[field] === undefined || body[field] === null) continue;
+    if (field === 'context_management' && clearsNothing(body[field])) continue;
+    warn(ctx, field);
+  }
 
   return {
     model,

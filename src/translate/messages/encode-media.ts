@@ -7,18 +7,12 @@
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
+import { parseDataUrl } from '../shared/data-url.js';
 import { warn, writeCache } from './read.js';
 
 interface DataUrl {
   readonly mediaType: string | undefined;
   readonly data: string;
-}
-
-/** `data:<mime>;base64,<data>` → its parts; undefined for anything else. */
-export function parseDataUrl(url: string): DataUrl | undefined {
-  const match = /^data:([^;,]*)((?:;[^;,]*)*?);base64,/i.exec(url);
-  if (!match) return undefined;
-  return { mediaType: match[1] || undefined, data: url.slice(match[0].length) };
 }
 
 /** Base64 data that may arrive as a `data:` URL (Chat's `file_data`, some image payloads). */

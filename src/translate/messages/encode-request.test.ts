@@ -511,6 +511,6 @@ describe('cache hints survive Messages → IR → Messages (Claude Code tool-res
     expect(lastUser[0]).toEqual(((original.messages as Json[])[3]!.content as Json[])[0]);
     expect(JSON.stringify(body).match(/"cache_control"/g)).toHaveLength(JSON.stringify(original).match(/"cache_control"/g)!.length);
     expect(body.tools).toEqual((original.tools as Json[]).map(({ defer_loading: _d, ...t }) => t));
-    expect(c.warnings).toEqual(['context_management', 'mid-conversation system message hoisted']);
+    expect(c.warnings).toEqual(['mid-conversation system message hoisted']);
   });
 });

@@ -6,7 +6,8 @@
 import { invalidRequest } from '../../errors.js';
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type { FilePart, ImagePart, TextPart, TranslateContext } from '../ir.js';
-import { parseDataUrl, str, warn } from './read.js';
+import { parseDataUrl } from '../shared/data-url.js';
+import { str, warn } from './read.js';
 
 export type InputPart = TextPart | ImagePart | FilePart;
 
