@@ -1,0 +1,111 @@
+/**
+ * Real Claude Code, Codex and SDK requests (test/fixtures/clients) translated to
+ * every other protocol: each must translate without error, and what must
+ * survive does: the client's function tools (namespaces flattened, hosted tools
+ * listed as dropped), the system text, every tool result paired with its call,
+ * and cache hints where the target has them.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Protocol } from '#src/protocols/types.js';
+import { chatCodec } from '#src/translate/chat/codec.js';
+import type * as Ir from '#src/translate/ir.js';
+import { messagesCodec } from '#src/translate/messages/codec.js';
+import { translatorFor } from '#src/translate/registry.js';
+import { responsesCodec } from '#src/translate/responses/codec.js';
+import { callerTool } from '#src/translate/shared/tool-names.js';
+import type { Codec, Json } from '#src/translate/types.js';
+
+const codecs = { chat: chatCodec, responses: responsesCodec, messages: messagesCodec } as const satisfies Record<Protocol, Codec>;
+const dir = new URL('../fixtures/clients/', import.meta.url);
+
+const protocolOf = (path: string): Protocol | undefined =>
+  path.startsWith('/v1/messages') && !path.includes('count_tokens') ? 'messages' : path.startsWith('/v1/responses') ? 'responses' : path.startsWith('/v1/chat') ? 'chat' : undefined;
+
+const fixtures = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .map((file) => ({ file, ...(JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as { path: string; body: Json }) }))
+  .flatMap((f) => {
+    const caller = protocolOf(f.path);
+    return caller ? [{ ...f, caller }] : [];
+  });
+
+function context(caller: Protocol, upstream: Protocol, dialect: Ir.TranslateContext['upstreamDialect']): Ir.TranslateContext {
+  let n = 0;
+  return {
+    caller,
+    upstream,
+    requestedModel: 'm',
+    upstreamModel: 'up',
+    upstreamDialect: dialect,
+    now: () => 1_700_000_000_000,
+    newId: (p) => `${p}${++n}`,
+    warnings: [],
+    toolNames: new Map(),
+  };
+}
+
+const systemText = (ir: Ir.Request) =>
+  [...ir.system.map((p) => p.text), ...ir.messages.flatMap((m) => (m.role === 'system' ? m.content.map((p) => p.text) : []))].join('\n');
+const cacheHints = (ir: Ir.Request) =>
+  [...ir.system, ...ir.tools, ...ir.messages.flatMap((m) => m.content as readonly { cacheControl?: unknown }[])].filter((p) => p.cacheControl !== undefined)
+    .length;
+
+const targets: [Protocol, Ir.TranslateContext['upstreamDialect']][] = [
+  ['chat', 'compatible'],
+  ['chat', 'openai'],
+  ['responses', 'openai'],
+  ['messages', 'anthropic'],
+];
+
+it('finds the client fixtures', () => {
+  expect(fixtures.map((f) => f.caller).sort()).toEqual(['chat', 'messages', 'messages', 'messages', 'messages', 'responses', 'responses', 'responses', 'responses']);
+});
+
+describe.each(fixtures)('$file', ({ caller, body }) => {
+  const callerIr = codecs[caller].decodeRequest(body, context(caller, caller, 'openai'));
+
+  it.each(targets.filter(([p]) => p !== caller))('→ %s (%s)', (upstream, dialect) => {
+    const ctx = context(caller, upstream, dialect);
+    const out = translatorFor(caller, upstream)!.request(body, ctx);
+    expect(out.model).toBe('up');
+    const upIr = codecs[upstream].decodeRequest(out, context(upstream, upstream, dialect));
+
+    // Every function tool the client offered is there, under a name that maps back to it.
+    const offered = callerIr.tools.map((t) => `${t.namespace ?? ''}/${t.name}/${t.kind}`).sort();
+    const sent = upIr.tools.map((t) => {
+      const back = callerTool(ctx, t.name);
+      return `${back.namespace ?? ''}/${back.name}/${back.kind}`;
+    });
+    expect(sent.sort()).toEqual(offered);
+    for (const t of upIr.tools) expect(t.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    // Hosted tools cannot follow; they are listed, not lost silently.
+    const hosted = ((body.tools as Json[] | undefined) ?? []).filter((t) => ['web_search', 'web_search_preview'].includes(String(t.type)));
+    if (hosted.length > 0) expect(ctx.warnings.join(' ')).toMatch(/web_search/);
+
+    // The system text survives (words, not layout: some targets join parts).
+    const words = (s: string) => s.split(/\s+/).filter(Boolean);
+    expect(words(systemText(upIr))).toEqual(words(systemText(callerIr)));
+
+    // Every tool result answers a call made earlier, with the same id.
+    const calls = new Set<string>();
+    for (const m of upIr.messages) {
+      for (const p of m.content) {
+        if (p.type === 'tool_call') calls.add(p.id);
+        if (p.type === 'tool_result') expect(calls.has(p.callId), `result for ${p.callId}`).toBe(true);
+      }
+    }
+    const callerCalls = callerIr.messages.flatMap((m) => m.content.filter((p) => p.type === 'tool_call').map((p) => (p as Ir.ToolCallPart).id));
+    expect([...calls]).toEqual(callerCalls.map((id) => (upstream === 'messages' ? id.replace(/[^a-zA-Z0-9_-]/g, '_') : id)));
+
+    // Cache hints reach Anthropic (at most four) and compatible Chat servers; OpenAI caches by itself.
+    const hints = Math.min(cacheHints(callerIr), 4);
+    if (upstream === 'messages') expect(cacheHints(upIr)).toBe(hints);
+    if (upstream === 'responses' || dialect === 'openai') expect(cacheHints(upIr)).toBe(0);
+
+    // Nothing of the conversation is lost: the same number of user turns with text.
+    const userTexts = (ir: Ir.Request) =>
+      ir.messages.flatMap((m) => (m.role === 'user' ? m.content.filter((p) => p.type === 'text').map((p) => (p as Ir.TextPart).text) : []));
+    expect(userTexts(upIr).join('\n')).toContain(userTexts(callerIr).at(-1) ?? '');
+  });
+});
