@@ -1,0 +1,132 @@
+/**
+ * Brings a translated answer back: the upstream's JSON or stream, decoded from
+ * its protocol and encoded into the caller's as it arrives (see translate/).
+ */
+import { GatewayError } from '../errors.js';
+import { isObject, parseJson } from '../protocols/json.js';
+import { protocolSpecs } from '../protocols/registry.js';
+import { transportError } from '../providers/http.js';
+import { passBackHeaders } from '../providers/response-headers.js';
+import type { UpstreamResponse } from '../providers/types.js';
+import { createSseDecoder } from '../sse/parse.js';
+import type { RelayContext, Translation } from './relay.js';
+import { readAll } from './upstream-body.js';
+
+/** With --verbose, this much of a stream is kept for the log. */
+const VERBOSE_STREAM_LIMIT = 64 * 1024;
+
+/** Headers for a translated answer: the upstream's ids and rate-limit hints, with our own content type. */
+function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentType: string): Record<string, string> {
+  const { 'content-type': _type, 'content-encoding': _encoding, ...passed } = passBackHeaders(upstream.headers);
+  return { ...passed, ...t.headers, 'content-type': contentType };
+}
+
+export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayContext, t: Translation): Promise<void> {
+  const { res, record } = ctx;
+  const upstreamIsStream = (passBackHeaders(upstream.headers)['content-type'] ?? '').includes('text/event-stream');
+  if (t.stream && upstreamIsStream) return pipeTranslatedStream(upstream, ctx, t);
+
+  const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
+  const json = parseJson(body.toString('utf8'));
+  if (!isObject(json) || upstreamIsStream) {
+    throw new GatewayError('upstream_error', `Provider '${ctx.provider.id}' sent a response the gateway could not read.`, {
+      cause: body.toString('utf8').slice(0, 2000),
+    });
+  }
+  if (ctx.verbose) (record.detail ??= {}).upstreamResponseBody = json;
+  let out: string;
+  let contentType: string;
+  try {
+    if (t.stream) {
+      // Asked to stream, answered in one piece (some servers do): replay it as the caller's stream.
+      out = t.translator.responseAsStream(json, t.ctx, t.callerBody);
+      contentType = 'text/event-stream; charset=utf-8';
+    } else {
+      const translated = t.translator.response(json, t.ctx, t.callerBody);
+      record.usage = protocolSpecs[ctx.protocol].usage(translated);
+      if (ctx.verbose) (record.detail ??= {}).responseBody = translated;
+      out = JSON.stringify(translated);
+      contentType = 'application/json';
+    }
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('upstream_error', `Provider '${ctx.provider.id}' sent a response the gateway could not translate.`, {
+      cause: err,
+    });
+  }
+  const headers = translatedHeaders(upstream, t, contentType);
+  res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(out) });
+  res.end(out);
+}
+
+function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: Translation): Promise<void> {
+  const { res, record } = ctx;
+  const body = upstream.body;
+  const decoder = createSseDecoder();
+  const stream = t.translator.stream(t.ctx, t.callerBody);
+  let captured = '';
+
+  res.writeHead(200, { ...translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8'), 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  res.flushHeaders();
+  if (ctx.verbose) (record.detail ??= {}).responseHeaders = res.getHeaders();
+
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (tail: string) => {
+      if (settled) return;
+      settled = true;
+      const usage = stream.usage;
+      if (usage) {
+        record.usage = {
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          ...(usage.cacheReadTokens ? { cachedTokens: usage.cacheReadTokens } : {}),
+        };
+      }
+      if (ctx.verbose) (record.detail ??= {}).responseBody = captured + tail;
+      if (!res.destroyed) res.end(tail);
+      resolve();
+    };
+    const write = (text: string) => {
+      if (text === '') return;
+      if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
+      if (ctx.verbose && captured.length < VERBOSE_STREAM_LIMIT) captured += text;
+      if (!res.write(text)) {
+        body.pause();
+        res.once('drain', () => body.resume());
+      }
+    };
+
+    body.on('data', (chunk: Buffer) => {
+      let out = '';
+      try {
+        for (const event of decoder.push(chunk)) out += stream.push(event);
+      } catch (err) {
+        // A translator bug or an upstream event it cannot read must still end the caller's stream properly.
+        record.error = `translation failed: ${err instanceof Error ? err.message : String(err)}`;
+        body.destroy();
+        return finish(out + stream.fail(`The gateway could not translate the stream from provider '${ctx.provider.id}'.`));
+      }
+      write(out);
+    });
+    body.once('end', () => {
+      let out = '';
+      for (const event of decoder.end()) out += stream.push(event);
+      if (!stream.finished) record.error = `Provider '${ctx.provider.id}' ended the stream before it was complete.`;
+      finish(out + stream.end());
+    });
+    body.once('error', (cause: Error) => {
+      if (ctx.signal.aborted || res.destroyed) return finish('');
+      const mapped = transportError(cause, ctx.provider.config);
+      const message = `The stream from provider '${ctx.provider.id}' broke off${mapped instanceof GatewayError ? `: ${mapped.message}` : '.'}`;
+      record.error = message;
+      finish(stream.fail(message));
+    });
+    res.once('close', () => {
+      if (!settled) {
+        body.destroy();
+        finish('');
+      }
+    });
+  });
+}
