@@ -14,6 +14,12 @@
  * (only PATH is inherited), so the user's own settings and keys never leak in.
  * The tool loops run only `echo` commands: echo fills a tool's required string
  * arguments with the user text, so the prompt IS the command.
+ *
+ * Translation: next to the gateway whose echo speaks all three protocols, one gateway per
+ * protocol runs an echo restricted to that protocol (`"protocols": [p]`), a fake upstream
+ * of the OTHER protocol, in-process. The clients send exactly what they send natively
+ * (same default model names); the gateway must translate Claude Code's Messages into Chat
+ * or Responses and Codex's Responses into Messages or Chat, and the answers back.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -22,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
+import type { Protocol } from '#src/protocols/types.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
 
 const CLIENTS_DIR = process.env.MODEL_GATEWAY_REAL_CLIENTS_DIR;
@@ -43,6 +50,9 @@ const CONFIG = {
   keyGroups: { dev: { keys: [KEY], models: ['*'] } },
 } as WrittenConfig;
 
+/** The same, with echo speaking only `protocol`: every other protocol reaches it translated. */
+const echoOnly = (protocol: Protocol): WrittenConfig => ({ ...CONFIG, providers: { echo: { type: 'echo', protocols: [protocol] } } }) as WrittenConfig;
+
 /** What the gateway's --log-file holds per request (verbose: headers and bodies included). */
 interface LogEntry {
   method: string;
@@ -52,7 +62,18 @@ interface LogEntry {
   model?: string;
   provider?: string;
   keyGroup?: string;
-  detail?: { requestHeaders?: Record<string, string>; requestBody?: unknown };
+  protocol?: Protocol;
+  /** The protocol spoken upstream: differs from `protocol` when translated. */
+  upstreamProtocol?: Protocol;
+  /** What translation dropped or approximated (translated requests only). */
+  warnings?: string[];
+  detail?: { requestHeaders?: Record<string, string>; requestBody?: unknown; upstreamRequestBody?: unknown };
+}
+
+/** A running gateway and its --log-file. */
+interface Gw {
+  readonly gw: TestGateway;
+  readonly logFile: string;
 }
 
 interface RunResult {
@@ -103,8 +124,10 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
   const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
   const codexBin = join(dir, 'node_modules', '.bin', 'codex');
   let scratch: string;
-  let logFile: string;
-  let gw: TestGateway;
+  /** echo speaks every protocol: passthrough. */
+  let native: Gw;
+  /** echo speaks only the key's protocol: the clients' requests are translated. */
+  const only = {} as Record<Protocol, Gw>;
   let claudeVersion: string;
   let codexVersion: string;
 
@@ -117,14 +140,18 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     claudeVersion = version('@anthropic-ai/claude-code');
     codexVersion = version('@openai/codex');
     scratch = mkdtempSync(join(tmpdir(), 'mgw-real-clients-'));
-    logFile = join(scratch, 'gateway.jsonl');
     // Imported here so that the skipped file costs the normal test run nothing.
     const { startGateway } = await import('../helpers/start-gateway.js');
-    gw = await startGateway(CONFIG, { verbose: true, logFile });
+    const start = async (config: WrittenConfig, name: string): Promise<Gw> => {
+      const logFile = join(scratch, `${name}.jsonl`);
+      return { gw: await startGateway(config, { verbose: true, logFile }), logFile };
+    };
+    native = await start(CONFIG, 'gateway');
+    for (const p of ['chat', 'messages', 'responses'] as const) only[p] = await start(echoOnly(p), `gateway-${p}-only`);
   });
 
   afterAll(async () => {
-    await gw?.close();
+    await Promise.all([native, ...Object.values(only)].map((g) => g?.gw.close()));
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -145,7 +172,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
   });
 
   /** Request log lines logged since `before`, once `posts` POST lines are there. */
-  async function newLines(before: number, posts: number): Promise<string[]> {
+  async function newLines({ gw }: Gw, before: number, posts: number): Promise<string[]> {
     const until = Date.now() + 5_000;
     for (;;) {
       const lines = gw.lines().slice(before);
@@ -155,7 +182,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
   }
 
   /** The log-file entries from index `before` on, once `count` of them are written. */
-  async function newEntries(before: number, count: number): Promise<LogEntry[]> {
+  async function newEntries({ logFile }: Gw, before: number, count: number): Promise<LogEntry[]> {
     const until = Date.now() + 5_000;
     for (;;) {
       const entries = existsSync(logFile)
@@ -165,10 +192,44 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-  const entryCount = (): number => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length : 0);
+  const entryCount = ({ logFile }: Gw): number =>
+    existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length : 0;
 
-  const bodyOf = (e: LogEntry): Record<string, unknown> =>
-    (typeof e.detail?.requestBody === 'string' ? JSON.parse(e.detail.requestBody) : e.detail?.requestBody) as Record<string, unknown>;
+  const asObject = (body: unknown): Record<string, unknown> =>
+    (typeof body === 'string' ? JSON.parse(body) : body) as Record<string, unknown>;
+  /** The request as the client sent it. */
+  const bodyOf = (e: LogEntry): Record<string, unknown> => asObject(e.detail?.requestBody);
+  /** The request as the gateway sent it upstream (translated requests only). */
+  const upstreamBodyOf = (e: LogEntry): Record<string, unknown> => asObject(e.detail?.upstreamRequestBody);
+
+  /**
+   * What the log says about translation: the `[caller→upstream]` tag and `N dropped` on the line,
+   * `protocol`, `upstreamProtocol` and `warnings` in the log file, and the translated body
+   * beside the client's. `via` undefined: passthrough, none of that.
+   */
+  function expectTranslation(postLines: string[], posted: LogEntry[], caller: Protocol, via: Protocol | undefined, warnings: string[] = []) {
+    for (const line of postLines) {
+      if (via === undefined) expect(line).not.toMatch(/\[\w+→\w+\]| dropped/);
+      else {
+        expect(line).toContain(` [${caller}→${via}] `);
+        if (warnings.length > 0) expect(line).toMatch(new RegExp(` ${warnings.length} dropped$`));
+        else expect(line).not.toContain(' dropped');
+      }
+    }
+    for (const e of posted) {
+      expect(e).toMatchObject({ protocol: caller, upstreamProtocol: via ?? caller });
+      if (via === undefined) {
+        expect(e.warnings).toBeUndefined();
+        expect(e.detail?.upstreamRequestBody).toBeUndefined();
+      } else {
+        expect(new Set(e.warnings)).toEqual(new Set(warnings));
+        const upstream = upstreamBodyOf(e);
+        expect(upstream).toMatchObject({ model: e.model, stream: true });
+        // Nothing of the caller's protocol-only fields leaks into the translated request.
+        expect(JSON.stringify(upstream)).not.toContain(caller === 'messages' ? '"cache_control"' : '"function_call_output"');
+      }
+    }
+  }
 
   // ---------------------------------------------------------------- Claude Code
 
@@ -181,9 +242,10 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     stop_reason: string;
   }
 
-  async function claude(prompt: string, auth: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN', extraArgs: string[] = []) {
+  async function claude(prompt: string, auth: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN', extraArgs: string[] = [], g: Gw = native) {
+    const { gw } = g;
     const linesBefore = gw.lines().length;
-    const entriesBefore = entryCount();
+    const entriesBefore = entryCount(g);
     const run = await runClient(claudeBin, ['-p', prompt, '--output-format', 'json', ...extraArgs], {
       cwd: freshDir('claude-project'),
       env: {
@@ -200,12 +262,24 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     return { run, result, linesBefore, entriesBefore };
   }
 
-  /** Claude Code's requests: only messages calls (plus 2.1.197's HEAD / warm-up), all answered by echo. */
-  function expectClaudeTraffic(lines: string[], entries: LogEntry[], posts: number, auth: 'x-api-key' | 'authorization') {
+  /**
+   * Claude Code's requests: only messages calls (plus 2.1.197's HEAD / warm-up), all answered
+   * by echo, passed through or (`via`) translated with exactly `warnings` dropped.
+   */
+  function expectClaudeTraffic(
+    lines: string[],
+    entries: LogEntry[],
+    posts: number,
+    auth: 'x-api-key' | 'authorization',
+    { gw }: Gw = native,
+    via?: Protocol,
+    warnings?: string[],
+  ) {
     const postLines = lines.filter((l) => / POST /.test(l));
     expect(postLines, lines.join('\n')).toHaveLength(posts);
+    const tag = via === undefined ? '' : `\\[messages→${via}\\] `;
     for (const line of postLines) {
-      expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/messages (claude-\\S+) → echo/\\1 dev:${KEY_ID} `));
+      expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/messages (claude-\\S+) → echo/\\1 ${tag}dev:${KEY_ID} `));
     }
     for (const line of lines.filter((l) => !/ POST /.test(l))) expect(line).toMatch(/ HEAD \/ /);
 
@@ -220,6 +294,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect(headers[auth === 'x-api-key' ? 'authorization' : 'x-api-key']).toBeUndefined();
       expect(bodyOf(e).stream).toBe(true);
     }
+    expectTranslation(postLines, posted, 'messages', via, warnings);
     expect(gw.output.join('')).not.toContain(KEY);
   }
 
@@ -228,8 +303,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     async () => {
       const { result, linesBefore, entriesBefore } = await claude('say hi', 'ANTHROPIC_API_KEY');
       expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'say hi', num_turns: 1 });
-      const lines = await newLines(linesBefore, 1);
-      expectClaudeTraffic(lines, await newEntries(entriesBefore, lines.length), 1, 'x-api-key');
+      const lines = await newLines(native, linesBefore, 1);
+      expectClaudeTraffic(lines, await newEntries(native, entriesBefore, lines.length), 1, 'x-api-key');
     },
     TEST_TIMEOUT_MS,
   );
@@ -239,8 +314,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     async () => {
       const { result, linesBefore, entriesBefore } = await claude('say hi with a bearer token', 'ANTHROPIC_AUTH_TOKEN');
       expect(result).toMatchObject({ subtype: 'success', is_error: false, result: 'say hi with a bearer token' });
-      const lines = await newLines(linesBefore, 1);
-      expectClaudeTraffic(lines, await newEntries(entriesBefore, lines.length), 1, 'authorization');
+      const lines = await newLines(native, linesBefore, 1);
+      expectClaudeTraffic(lines, await newEntries(native, entriesBefore, lines.length), 1, 'authorization');
     },
     TEST_TIMEOUT_MS,
   );
@@ -255,8 +330,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       ]);
       // "hello Bash" without the "echo " proves the command ran.
       expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 2, result: 'Tool result: hello Bash' });
-      const lines = await newLines(linesBefore, 2);
-      const entries = await newEntries(entriesBefore, lines.length);
+      const lines = await newLines(native, linesBefore, 2);
+      const entries = await newEntries(native, entriesBefore, lines.length);
       expectClaudeTraffic(lines, entries, 2, 'x-api-key');
 
       const second = bodyOf(entries.filter((e) => e.method === 'POST')[1]!);
@@ -276,9 +351,10 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
 
   // ---------------------------------------------------------------- Codex
 
-  async function codex(prompt: string) {
+  async function codex(prompt: string, g: Gw = native) {
+    const { gw } = g;
     const linesBefore = gw.lines().length;
-    const entriesBefore = entryCount();
+    const entriesBefore = entryCount(g);
     const codexHome = freshDir('codex-home');
     writeFileSync(
       join(codexHome, 'config.toml'),
@@ -302,11 +378,12 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     return { run, linesBefore, entriesBefore };
   }
 
-  /** Codex's requests: only Responses calls, all answered by echo. */
-  function expectCodexTraffic(lines: string[], entries: LogEntry[], posts: number) {
+  /** Codex's requests: only Responses calls, all answered by echo, passed through or (`via`) translated with exactly `warnings` dropped. */
+  function expectCodexTraffic(lines: string[], entries: LogEntry[], posts: number, { gw }: Gw = native, via?: Protocol, warnings?: string[]) {
     expect(lines, lines.join('\n')).toHaveLength(posts);
+    const tag = via === undefined ? '' : `\\[responses→${via}\\] `;
     for (const line of lines) {
-      expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/responses gpt-5-codex → echo/gpt-5-codex dev:${KEY_ID} `));
+      expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/responses gpt-5-codex → echo/gpt-5-codex ${tag}dev:${KEY_ID} `));
     }
     expect(entries).toHaveLength(posts);
     for (const e of entries) {
@@ -318,6 +395,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect(headers.accept).toBe('text/event-stream');
       expect(bodyOf(e)).toMatchObject({ model: 'gpt-5-codex', stream: true, store: false });
     }
+    expectTranslation(lines, entries, 'responses', via, warnings);
     expect(gw.output.join('')).not.toContain(KEY);
   }
 
@@ -327,8 +405,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       const { run, linesBefore, entriesBefore } = await codex('say hi');
       // The final message goes to stdout; banners and warnings go to stderr.
       expect(run.stdout.trim()).toBe('say hi');
-      const lines = await newLines(linesBefore, 1);
-      expectCodexTraffic(lines, await newEntries(entriesBefore, lines.length), 1);
+      const lines = await newLines(native, linesBefore, 1);
+      expectCodexTraffic(lines, await newEntries(native, entriesBefore, lines.length), 1);
     },
     TEST_TIMEOUT_MS,
   );
@@ -341,8 +419,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect(run.stdout).toMatch(/^Tool result: /);
       expect(run.stdout).toContain('Process exited with code 0');
       expect(run.stdout).toMatch(/Output:\nhello exec_command\n/);
-      const lines = await newLines(linesBefore, 2);
-      const entries = await newEntries(entriesBefore, lines.length);
+      const lines = await newLines(native, linesBefore, 2);
+      const entries = await newEntries(native, entriesBefore, lines.length);
       expectCodexTraffic(lines, entries, 2);
 
       const input = bodyOf(entries[1]!).input as { type: string; name?: string; arguments?: string; call_id?: string; output?: string }[];
@@ -351,6 +429,299 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect(call).toMatchObject({ name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hello exec_command' }) });
       expect(output?.call_id).toBe(call?.call_id);
       expect(output?.output).toMatch(/Process exited with code 0[\s\S]*Output:\nhello exec_command\n/);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  // ---------------------------------------------------------------- translated: echo speaking only another protocol
+
+  interface ChatToolCall {
+    id: string;
+    type: string;
+    function: { name: string; arguments: string };
+  }
+  interface ChatMessage {
+    role: string;
+    content?: unknown;
+    tool_calls?: ChatToolCall[];
+    tool_call_id?: string;
+  }
+  interface ChatTool {
+    type: string;
+    function: { name: string; parameters?: unknown };
+  }
+  interface MessagesBlock {
+    type: string;
+    id?: string;
+    name?: string;
+    text?: string;
+    input?: unknown;
+    tool_use_id?: string;
+    content?: unknown;
+  }
+  interface MessagesTurn {
+    role: string;
+    content: string | MessagesBlock[];
+  }
+  interface MessagesTool {
+    name: string;
+    input_schema?: unknown;
+  }
+  interface ResponsesItem {
+    type: string;
+    role?: string;
+    content?: { type: string; text?: string }[];
+    name?: string;
+    namespace?: string;
+    arguments?: string;
+    call_id?: string;
+    output?: unknown;
+  }
+  interface ResponsesTool {
+    type: string;
+    name?: string;
+    parameters?: unknown;
+    tools?: ResponsesTool[];
+  }
+
+  const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+  const posts = (entries: LogEntry[]) => entries.filter((e) => e.method === 'POST');
+
+  /** Claude Code's tool-result turn: its Bash call, then the result paired with it. Returns the call id. */
+  function claudeToolTurn(e: LogEntry): string {
+    const turns = (bodyOf(e).messages as MessagesTurn[]).filter((m) => m.role !== 'system');
+    const call = (turns.at(-2)!.content as MessagesBlock[]).find((b) => b.type === 'tool_use');
+    expect(call).toMatchObject({ name: 'Bash', input: { command: 'echo hello Bash' } });
+    expect(turns.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'tool_result', tool_use_id: call!.id, content: 'hello Bash' }] });
+    return call!.id!;
+  }
+
+  /** Codex's tool-result turn: its function call and the output paired with it. */
+  function codexToolTurn(e: LogEntry) {
+    const input = bodyOf(e).input as ResponsesItem[];
+    const call = input.find((i) => i.type === 'function_call')!;
+    const output = input.find((i) => i.type === 'function_call_output')!;
+    expect(output.call_id).toBe(call.call_id);
+    return { call, output, callId: call.call_id!, result: output.output as string };
+  }
+
+  /** Codex's function tools as a Chat or Messages upstream must see them: namespaced ones flattened, hosted ones gone. */
+  const codexFunctionNames = (body: Record<string, unknown>): string[] =>
+    (body.tools as ResponsesTool[]).flatMap((t) =>
+      t.type === 'function' ? [t.name!] : t.type === 'namespace' ? (t.tools ?? []).map((f) => `${t.name}__${f.name}`) : [],
+    );
+  const execCommandSchema = (body: Record<string, unknown>) => (body.tools as ResponsesTool[]).find((t) => t.name === 'exec_command')!.parameters;
+
+  /**
+   * What translation drops from these clients' requests, and why each is right:
+   * - Claude Code → Chat: `cache_control` hints (Chat has none; OpenAI caches prefixes by itself).
+   *   Its `context_management` (clear_thinking, keep "all") clears nothing, so goes without a word.
+   * - Codex → Chat or Messages: the `multi_agent_v1` namespace's own description (its functions are
+   *   flattened to `multi_agent_v1__*`), the hosted `web_search` tool, and for Chat the reasoning
+   *   summary Codex asks for (Chat returns no reasoning text).
+   */
+  const DROPPED = {
+    claudeToChat: ['cache_control'],
+    claudeToResponses: [],
+    codexToMessages: ['namespace description', 'web_search tool (hosted)'],
+    codexToChat: ['namespace description', 'web_search tool (hosted)', 'reasoning summary'],
+  };
+
+  it(
+    'Claude Code -p through an echo that speaks only Chat: Messages → Chat and back',
+    async () => {
+      const g = only.chat;
+      const { result, linesBefore, entriesBefore } = await claude('say hi', 'ANTHROPIC_API_KEY', [], g);
+      expect(result).toMatchObject({ type: 'result', subtype: 'success', is_error: false, result: 'say hi', num_turns: 1, stop_reason: 'end_turn' });
+      const lines = await newLines(g, linesBefore, 1);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectClaudeTraffic(lines, entries, 1, 'x-api-key', g, 'chat', DROPPED.claudeToChat);
+
+      const e = posts(entries)[0]!;
+      const caller = bodyOf(e);
+      const upstream = upstreamBodyOf(e);
+      // Every tool, its schema unchanged.
+      const callerTools = caller.tools as MessagesTool[];
+      const tools = upstream.tools as ChatTool[];
+      expect(tools.map((t) => t.function.name)).toEqual(callerTools.map((t) => t.name));
+      expect(tools.find((t) => t.function.name === 'Bash')).toMatchObject({
+        type: 'function',
+        function: { parameters: callerTools.find((t) => t.name === 'Bash')!.input_schema },
+      });
+      // The system blocks lead as one system message; the prompt is the user's last text.
+      const messages = upstream.messages as ChatMessage[];
+      expect(messages[0]!.role).toBe('system');
+      for (const block of caller.system as MessagesBlock[]) expect(messages[0]!.content).toContain(block.text);
+      expect(messages.filter((m) => m.role === 'user').at(-1)!.content).toEqual(expect.arrayContaining([{ type: 'text', text: 'say hi' }]));
+      expect(upstream).toMatchObject({ max_completion_tokens: caller.max_tokens, stream_options: { include_usage: true } });
+      // OpenAI takes at most 64 characters; Claude Code's user_id is a ~150-character JSON string.
+      expect(upstream.safety_identifier).toBe(sha256((caller.metadata as { user_id: string }).user_id));
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Claude Code runs the Bash tool through an echo that speaks only Chat, and ends the loop on the result',
+    async () => {
+      const g = only.chat;
+      const { result, linesBefore, entriesBefore } = await claude('echo hello Bash', 'ANTHROPIC_API_KEY', ['--allowedTools', 'Bash(echo:*)'], g);
+      expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 2, result: 'Tool result: hello Bash' });
+      const lines = await newLines(g, linesBefore, 2);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectClaudeTraffic(lines, entries, 2, 'x-api-key', g, 'chat', DROPPED.claudeToChat);
+
+      const [first, second] = posts(entries);
+      expect((upstreamBodyOf(first!).tools as ChatTool[]).map((t) => t.function.name)).toContain('Bash');
+      // The call id echo minted on the Chat side reached Claude Code, came back with the result,
+      // and pairs the Chat tool message with the call.
+      const id = claudeToolTurn(second!);
+      expect(id).toMatch(/^call_echo/);
+      const messages = upstreamBodyOf(second!).messages as ChatMessage[];
+      expect(messages.at(-2)).toMatchObject({
+        role: 'assistant',
+        tool_calls: [{ id, type: 'function', function: { name: 'Bash', arguments: JSON.stringify({ command: 'echo hello Bash' }) } }],
+      });
+      expect(messages.at(-2)!.tool_calls).toHaveLength(1);
+      expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: id, content: 'hello Bash' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Claude Code runs the Bash tool through an echo that speaks only Responses, and ends the loop on the result',
+    async () => {
+      const g = only.responses;
+      const { result, linesBefore, entriesBefore } = await claude('echo hello Bash', 'ANTHROPIC_API_KEY', ['--allowedTools', 'Bash(echo:*)'], g);
+      expect(result).toMatchObject({ subtype: 'success', is_error: false, num_turns: 2, result: 'Tool result: hello Bash' });
+      const lines = await newLines(g, linesBefore, 2);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectClaudeTraffic(lines, entries, 2, 'x-api-key', g, 'responses', DROPPED.claudeToResponses);
+
+      const [first, second] = posts(entries);
+      const caller = bodyOf(first!);
+      const upstream = upstreamBodyOf(first!);
+      const callerTools = caller.tools as MessagesTool[];
+      const tools = upstream.tools as ResponsesTool[];
+      expect(tools.map((t) => t.name)).toEqual(callerTools.map((t) => t.name));
+      expect(tools.find((t) => t.name === 'Bash')).toMatchObject({ type: 'function', parameters: callerTools.find((t) => t.name === 'Bash')!.input_schema });
+      for (const block of caller.system as MessagesBlock[]) expect(upstream.instructions).toContain(block.text);
+      expect(upstream).toMatchObject({ store: false, max_output_tokens: caller.max_tokens });
+
+      const id = claudeToolTurn(second!);
+      expect(id).toMatch(/^call_echo/);
+      const input = upstreamBodyOf(second!).input as ResponsesItem[];
+      expect(input.at(-2)).toMatchObject({ type: 'function_call', call_id: id, name: 'Bash', arguments: JSON.stringify({ command: 'echo hello Bash' }) });
+      expect(input.at(-1)).toMatchObject({ type: 'function_call_output', call_id: id, output: 'hello Bash' });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Codex exec through an echo that speaks only Messages: Responses → Messages and back',
+    async () => {
+      const g = only.messages;
+      const { run, linesBefore, entriesBefore } = await codex('say hi', g);
+      expect(run.stdout.trim()).toBe('say hi');
+      const lines = await newLines(g, linesBefore, 1);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectCodexTraffic(lines, entries, 1, g, 'messages', DROPPED.codexToMessages);
+
+      const caller = bodyOf(entries[0]!);
+      const upstream = upstreamBodyOf(entries[0]!);
+      const tools = upstream.tools as MessagesTool[];
+      expect(tools.map((t) => t.name)).toEqual(codexFunctionNames(caller));
+      expect(tools.find((t) => t.name === 'exec_command')!.input_schema).toEqual(execCommandSchema(caller));
+      // Developer messages become the system blocks; the prompt is the last user text.
+      const developer = (caller.input as ResponsesItem[]).filter((i) => i.type === 'message' && i.role === 'developer');
+      expect((upstream.system as MessagesBlock[]).map((b) => b.text)).toEqual(developer.flatMap((m) => (m.content ?? []).map((c) => c.text)));
+      const messages = upstream.messages as MessagesTurn[];
+      expect(messages.at(-1)).toMatchObject({ role: 'user' });
+      expect((messages.at(-1)!.content as MessagesBlock[]).at(-1)).toEqual({ type: 'text', text: 'say hi' });
+      expect(upstream.max_tokens).toBeGreaterThan(0); // required by Messages; Codex sends no limit
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Codex runs exec_command through an echo that speaks only Messages, and ends the loop on the result',
+    async () => {
+      const g = only.messages;
+      const { run, linesBefore, entriesBefore } = await codex('echo hello exec_command', g);
+      expect(run.stdout).toMatch(/^Tool result: /);
+      expect(run.stdout).toMatch(/Process exited with code 0[\s\S]*Output:\nhello exec_command\n/);
+      const lines = await newLines(g, linesBefore, 2);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectCodexTraffic(lines, entries, 2, g, 'messages', DROPPED.codexToMessages);
+
+      expect((upstreamBodyOf(entries[0]!).tools as MessagesTool[]).map((t) => t.name)).toContain('exec_command');
+      // The tool_use id echo minted on the Messages side is Codex's call_id, and pairs the tool_result with the call.
+      const { call, callId, result } = codexToolTurn(entries[1]!);
+      expect(call).toMatchObject({ name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hello exec_command' }) });
+      expect(callId).toMatch(/^toolu_echo/);
+      expect(result).toMatch(/Output:\nhello exec_command\n/);
+      const messages = upstreamBodyOf(entries[1]!).messages as MessagesTurn[];
+      expect(messages.at(-2)).toEqual({
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: callId, name: 'exec_command', input: { cmd: 'echo hello exec_command' } }],
+      });
+      expect(messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content: result }] });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Codex runs exec_command through an echo that speaks only Chat, and ends the loop on the result',
+    async () => {
+      const g = only.chat;
+      const { run, linesBefore, entriesBefore } = await codex('echo hello exec_command', g);
+      expect(run.stdout).toMatch(/^Tool result: /);
+      expect(run.stdout).toMatch(/Process exited with code 0[\s\S]*Output:\nhello exec_command\n/);
+      const lines = await newLines(g, linesBefore, 2);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectCodexTraffic(lines, entries, 2, g, 'chat', DROPPED.codexToChat);
+
+      const caller = bodyOf(entries[0]!);
+      const tools = upstreamBodyOf(entries[0]!).tools as ChatTool[];
+      expect(tools.map((t) => t.function.name)).toEqual(codexFunctionNames(caller));
+      expect(tools.find((t) => t.function.name === 'exec_command')!.function.parameters).toEqual(execCommandSchema(caller));
+
+      const { call, callId, result } = codexToolTurn(entries[1]!);
+      expect(call).toMatchObject({ name: 'exec_command', arguments: JSON.stringify({ cmd: 'echo hello exec_command' }) });
+      expect(callId).toMatch(/^call_echo/);
+      const messages = upstreamBodyOf(entries[1]!).messages as ChatMessage[];
+      expect(messages.at(-2)).toMatchObject({
+        role: 'assistant',
+        tool_calls: [{ id: callId, type: 'function', function: { name: 'exec_command', arguments: call.arguments } }],
+      });
+      expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: callId, content: result });
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Codex gets a namespaced tool call back as its own (namespace + name) from an echo that speaks only Chat',
+    async () => {
+      // Chat knows no namespaces: Codex's multi_agent_v1.close_agent goes up flattened, and the
+      // call echo makes to the flat name must reach Codex as {namespace, name} again, or Codex
+      // cannot run it. (close_agent on an unknown id fails inside Codex; that failure is the result.)
+      const g = only.chat;
+      const { run, linesBefore, entriesBefore } = await codex('multi_agent_v1__close_agent', g);
+      expect(run.stdout).toMatch(/^Tool result: /);
+      const lines = await newLines(g, linesBefore, 2);
+      const entries = await newEntries(g, entriesBefore, lines.length);
+      expectCodexTraffic(lines, entries, 2, g, 'chat', DROPPED.codexToChat);
+
+      const { call, callId, result } = codexToolTurn(entries[1]!);
+      expect(call).toMatchObject({
+        name: 'close_agent',
+        namespace: 'multi_agent_v1',
+        arguments: JSON.stringify({ target: 'multi_agent_v1__close_agent' }),
+      });
+      const messages = upstreamBodyOf(entries[1]!).messages as ChatMessage[];
+      expect(messages.at(-2)!.tool_calls).toEqual([
+        { id: callId, type: 'function', function: { name: 'multi_agent_v1__close_agent', arguments: call.arguments } },
+      ]);
+      expect(messages.at(-1)).toEqual({ role: 'tool', tool_call_id: callId, content: result });
     },
     TEST_TIMEOUT_MS,
   );
