@@ -10,6 +10,7 @@ import { passBackHeaders } from '../providers/response-headers.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
 import type { RelayContext, Translation } from './relay.js';
+import { STREAM_HEADERS } from './respond.js';
 import { readAll } from './upstream-body.js';
 
 /** With --verbose, this much of a stream is kept for the log. */
@@ -55,6 +56,7 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
     });
   }
   const headers = translatedHeaders(upstream, t, contentType);
+  if (ctx.verbose) (record.detail ??= {}).responseHeaders = headers;
   res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(out) });
   res.end(out);
 }
@@ -66,9 +68,10 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
   const stream = t.translator.stream(t.ctx, t.callerBody);
   let captured = '';
 
-  res.writeHead(200, { ...translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8'), 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  const sent = { ...translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8'), ...STREAM_HEADERS };
+  res.writeHead(200, sent);
   res.flushHeaders();
-  if (ctx.verbose) (record.detail ??= {}).responseHeaders = res.getHeaders();
+  if (ctx.verbose) (record.detail ??= {}).responseHeaders = sent;
 
   return new Promise((resolve) => {
     let settled = false;

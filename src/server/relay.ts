@@ -17,6 +17,7 @@ import type { Provider, UpstreamResponse } from '../providers/types.js';
 import { upstreamHttpError } from '../providers/upstream-error.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { relayTranslated } from './relay-translated.js';
+import { STREAM_HEADERS } from './respond.js';
 import { readAll, readText } from './upstream-body.js';
 import type { TranslateContext } from '../translate/ir.js';
 import type { Translator } from '../translate/translator.js';
@@ -73,9 +74,10 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
   const watch = protocolSpecs[ctx.protocol].watchStream();
   let captured = '';
 
-  res.writeHead(upstream.status, { ...headers, 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  const sent = { ...headers, ...STREAM_HEADERS };
+  res.writeHead(upstream.status, sent);
   res.flushHeaders();
-  if (ctx.verbose) (record.detail ??= {}).responseHeaders = res.getHeaders();
+  if (ctx.verbose) (record.detail ??= {}).responseHeaders = sent;
 
   return new Promise((resolve) => {
     let settled = false;

@@ -1,6 +1,9 @@
 /** Writing complete responses: JSON bodies and rendered errors. */
 import type { ServerResponse } from 'node:http';
 
+/** Headers every relayed stream gets: no caching, and no buffering by a proxy in between. */
+export const STREAM_HEADERS = { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {

@@ -80,7 +80,12 @@ describe('the traffic log', () => {
       await anthropic.messages.create({ model: 'claude-test', max_tokens: 5, messages: [{ role: 'user', content: 'a secret-free prompt' }] });
       const bad = await call(`${gw.url}/v1/chat/completions`, { headers: { authorization: 'Bearer not-a-real-key-999' }, body: '{}' });
       expect(bad.status).toBe(401);
-      await waitForLines(gw, 2);
+      const streamed = await call(`${gw.url}/v1/chat/completions`, {
+        headers: { authorization: `Bearer ${GATEWAY_KEY}` },
+        body: JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(streamed.status).toBe(200);
+      await waitForLines(gw, 3);
       await gw.close();
 
       const printed = gw.output.join('');
@@ -91,7 +96,7 @@ describe('the traffic log', () => {
       expect(printed).toMatch(/401 POST \/v1\/chat\/completions \d+ms ✗ Invalid API key/);
 
       const entries = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      expect(entries).toHaveLength(2);
+      expect(entries).toHaveLength(3);
       expect(entries[0]).toMatchObject({
         method: 'POST',
         path: '/v1/messages',
@@ -104,6 +109,10 @@ describe('the traffic log', () => {
         detail: { requestBody: { model: 'claude-test' } },
       });
       expect(entries[1]).toMatchObject({ status: 401, error: expect.stringMatching(/Invalid API key/) });
+      expect(entries[2]).toMatchObject({
+        stream: true,
+        detail: { responseHeaders: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, responseBody: expect.stringContaining('[DONE]') },
+      });
 
       const everything = printed + readFileSync(logFile, 'utf8');
       for (const secret of [GATEWAY_KEY, 'not-a-real-key-999', PROVIDER_OPENAI_KEY, PROVIDER_ANTHROPIC_KEY]) {

@@ -15,14 +15,12 @@ export interface EncodeState {
 
 /**
  * OpenRouter and other compatible servers accept Anthropic-style `cache_control`
- * on parts; OpenAI caches by itself and its own breakpoint field is model-specific,
- * so the hint is dropped there.
+ * on parts; OpenAI caches prompt prefixes by itself, so for OpenAI the hint is
+ * simply not needed (and not reported as a loss, as on the Responses path).
  */
 export function cacheField(cacheControl: CacheControl | undefined, enc: EncodeState): Json {
-  if (cacheControl === undefined) return {};
-  if (enc.compatible) return { cache_control: cacheControl };
-  warn(enc.ctx, 'cache_control');
-  return {};
+  if (cacheControl === undefined || !enc.compatible) return {};
+  return { cache_control: cacheControl };
 }
 
 /** Chat image `detail` is auto/low/high; Responses' `original` is the nearest to `high`. */
@@ -112,6 +110,7 @@ export function toolResultMessage(part: ToolResultPart, enc: EncodeState): Encod
   if (moved.some((c) => c.type === 'image')) warn(enc.ctx, 'image in tool result moved');
   if (moved.some((c) => c.type === 'file')) warn(enc.ctx, 'file in tool result moved');
   if (part.isError) warn(enc.ctx, 'tool error flag');
-  if (part.cacheControl !== undefined || part.content.some((c) => c.cacheControl !== undefined)) warn(enc.ctx, 'cache_control');
+  // Where a compatible server could have cached, a hint on a tool message is a real loss; OpenAI caches by itself.
+  if (enc.compatible && (part.cacheControl !== undefined || part.content.some((c) => c.cacheControl !== undefined))) warn(enc.ctx, 'cache_control');
   return { message: { role: 'tool', tool_call_id: part.callId, content: texts.join('\n\n') }, moved };
 }

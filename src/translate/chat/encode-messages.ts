@@ -23,7 +23,7 @@ function toolCall(part: ToolCallPart, enc: EncodeState): Json {
   });
   // Custom tools go upstream as a function stand-in taking `{input}`; servers that parse history need JSON.
   const args = part.kind === 'custom' ? customInputToArguments(part.arguments) : part.arguments.trim() === '' ? '{}' : part.arguments;
-  if (part.cacheControl !== undefined) warn(enc.ctx, 'cache_control');
+  if (enc.compatible && part.cacheControl !== undefined) warn(enc.ctx, 'cache_control');
   return { id: part.id, type: 'function', function: { name, arguments: args } };
 }
 
@@ -38,7 +38,7 @@ function assistantMessage(parts: readonly AssistantPart[], enc: EncodeState): Js
   for (const p of parts) {
     switch (p.type) {
       case 'text':
-        if (p.cacheControl !== undefined) warn(enc.ctx, 'cache_control');
+        if (enc.compatible && p.cacheControl !== undefined) warn(enc.ctx, 'cache_control');
         texts.push(p.text);
         break;
       // Chat assistant history has no refusal slot that every server reads: the text stays as content.

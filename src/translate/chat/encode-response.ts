@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  * @see /work/shared/docs/protocols.md A5, G1
  */
+import { callerResponseId } from '../shared/ids.js';
 import type { AssistantPart, Response, ToolCallPart, TranslateContext } from '../ir.js';
 import { customInputToArguments } from '../shared/tool-args.js';
 import { reasoningText } from './encode-messages.js';
@@ -35,7 +36,7 @@ export function encodeResponse(response: Response, ctx: TranslateContext): Json 
     p.type === 'tool_call' ? [{ id: p.id, type: 'function', function: { name: p.name, arguments: callArguments(p) } }] : [],
   );
   return {
-    id: response.id || ctx.newId('chatcmpl-'),
+    id: callerResponseId('chatcmpl-', response.id, ctx),
     object: 'chat.completion',
     created: response.created,
     model: ctx.requestedModel,

@@ -8,6 +8,7 @@
  * An IR error becomes the OpenAI in-band error chunk, and nothing follows it.
  * @see /work/shared/docs/protocols.md A6, D5, G1
  */
+import { callerResponseId } from '../shared/ids.js';
 import type { StreamEvent, TranslateContext } from '../ir.js';
 import type { StreamEncoder } from '../types.js';
 import { customInputToArguments } from '../shared/tool-args.js';
@@ -53,7 +54,7 @@ export function encodeStream(ctx: TranslateContext, callerBody: Json): StreamEnc
   function push(ev: StreamEvent): string {
     switch (ev.type) {
       case 'start':
-        base = header(ev.id || ctx.newId('chatcmpl-'), ev.created);
+        base = header(callerResponseId('chatcmpl-', ev.id, ctx), ev.created);
         return chunk({ role: 'assistant', content: '' });
       case 'block_start': {
         const b = ev.block;

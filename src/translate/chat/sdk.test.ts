@@ -90,7 +90,7 @@ describe('openai SDK reads encodeResponse and encodeStream', () => {
     // The helper adds `parsed: null`; nothing else differs.
     for (const c of folded.choices as Json[]) delete (c.message as Json).parsed;
     expect(folded).toEqual(json);
-    expect(json).toMatchObject({ id: 'msg_01abc', object: 'chat.completion', created: 1_700_000_000, model: 'caller-model' });
+    expect(json).toMatchObject({ id: 'chatcmpl-msg_01abc', object: 'chat.completion', created: 1_700_000_000, model: 'caller-model' });
     expect(json.usage).toEqual({
       prompt_tokens: 120,
       completion_tokens: 30,

@@ -22,11 +22,19 @@ export function decodeText(block: Json): Ir.TextPart {
 }
 
 /** System text: a string or text blocks (with `cache_control`); empty strings say nothing. */
+/**
+ * Claude Code opens its system prompt with a billing line for Anthropic
+ * (`x-anthropic-billing-header: cc_version=…;`). It means nothing to another provider, and
+ * its per-version text would sit at the very start of the prompt, where it defeats OpenAI's
+ * prefix caching across sessions, so it stays behind when the upstream is not Anthropic.
+ */
+const ANTHROPIC_BILLING_LINE = /^x-anthropic-billing-header:/;
+
 export function decodeSystem(content: unknown, ctx: Ir.TranslateContext): Ir.TextPart[] {
   const parts: Ir.TextPart[] = [];
   for (const block of blocksOf(content)) {
-    if (block.type === 'text') parts.push(decodeText(block));
-    else warn(ctx, `${String(block.type)} block in system`);
+    if (block.type !== 'text') warn(ctx, `${String(block.type)} block in system`);
+    else if (ctx.upstream === 'messages' || !ANTHROPIC_BILLING_LINE.test(str(block.text) ?? '')) parts.push(decodeText(block));
   }
   return parts.filter((p) => p.text !== '' || p.cacheControl !== undefined);
 }

@@ -31,14 +31,21 @@ const base = { model: 'claude-test', max_tokens: 256 };
 const user = (content: unknown) => ({ role: 'user', content });
 
 describe('decodeRequest: real client requests', () => {
+  it("keeps Claude Code's billing line for an Anthropic upstream only", () => {
+    const body = fixture('claude-code-2.1.330-messages-tool-result.json');
+    const toAnthropic = messagesCodec.decodeRequest(body, { ...ctx(), upstream: 'messages' });
+    expect(toAnthropic.system[0]?.text).toMatch(/^x-anthropic-billing-header: cc_version=/);
+    expect(decode(body).ir.system[0]?.text).not.toMatch(/billing/);
+  });
+
   it('Claude Code tool-result turn', () => {
     const body = fixture('claude-code-2.1.330-messages-tool-result.json');
     const { ir, warnings } = decode(body);
     expect(ir.model).toBe('claude-opus-5-5');
     expect(ir.stream).toBe(true);
     expect(ir.maxOutputTokens).toBe(128000);
+    // The Anthropic billing line stays behind when the upstream is another provider (it is 'chat' here).
     expect(ir.system).toEqual([
-      { type: 'text', text: 'x-anthropic-billing-header: cc_version=2.1.330.930; cc_entrypoint=sdk-cli;' },
       { type: 'text', text: "You are a Claude agent, built on Anthropic's Claude Agent SDK.", cacheControl: { type: 'ephemeral' } },
       { type: 'text', text: '[system prompt, 7 028 chars]', cacheControl: { type: 'ephemeral' } },
     ]);

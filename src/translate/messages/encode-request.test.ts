@@ -10,9 +10,11 @@ import { CUSTOM_INPUT_SCHEMA } from '#src/translate/shared/tool-args.js';
 import type { Json } from '#src/translate/types.js';
 import { DEFAULT_MAX_TOKENS, THINKING_BUDGETS, messagesCodec } from './codec.js';
 
+// The caller is Messages unless a test says otherwise: OpenAI-protocol callers also get automatic
+// cache breakpoints, which have their own test below and would clutter every other expectation.
 function ctx(extra: Partial<Ir.TranslateContext> = {}): Ir.TranslateContext {
   return {
-    caller: 'chat',
+    caller: 'messages',
     upstream: 'messages',
     requestedModel: 'gpt-test',
     upstreamModel: 'claude-up',
@@ -436,6 +438,23 @@ describe('encodeRequest: sampling, reasoning, format, metadata', () => {
     expect(signed.body.thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
     expect(signed.body.max_tokens).toBe(16384 + 8192);
     expect(signed.warnings).toEqual([]);
+  });
+
+  it('marks cache breakpoints for OpenAI-protocol callers that sent none, and only for them', () => {
+    const request = req({
+      system: [{ type: 'text', text: 'S1' }, { type: 'text', text: 'S2' }],
+      tools: [fnTool('a'), fnTool('b')],
+      messages: [hi, { role: 'assistant', content: [{ type: 'text', text: 'yo' }] }, hi],
+    });
+    const fromCodex = encode(request, ctx({ caller: 'responses' })).body as { system: Json[]; tools: Json[]; messages: { content: Json[] }[] };
+    const marked = (blocks: Json[]) => blocks.map((b) => b.cache_control !== undefined);
+    expect(marked(fromCodex.system)).toEqual([false, true]);
+    expect(marked(fromCodex.tools)).toEqual([false, true]);
+    expect(fromCodex.messages.map((m) => marked(m.content))).toEqual([[false], [false], [true]]);
+    // Claude Code marks its own, and a caller's own hints are never added to.
+    expect(JSON.stringify(encode(request, ctx({ caller: 'messages' })).body)).not.toContain('cache_control');
+    const hinted = req({ ...request, system: [{ type: 'text', text: 'S', cacheControl: { type: 'ephemeral', ttl: '1h' } }] });
+    expect(JSON.stringify(encode(hinted, ctx({ caller: 'chat' })).body).match(/cache_control/g)).toHaveLength(1);
   });
 
   it('fits the thinking budget under a limit the caller or the model config sets', () => {

@@ -64,6 +64,24 @@ function capCacheBreakpoints(tools: readonly Json[], system: readonly Json[], me
   for (const block of holders.slice(0, holders.length - MAX_CACHE_BREAKPOINTS)) delete block.cache_control;
 }
 
+/**
+ * OpenAI caches prompt prefixes by itself, so its callers (Codex above all, which resends the
+ * whole conversation every turn) never mark breakpoints. Anthropic caches only at marked ones:
+ * without them every turn would pay the full input price. So a request from an OpenAI-protocol
+ * caller that carries no hints gets the usual three: the end of the system prompt, of the tool
+ * definitions, and of the conversation so far. Prompts under the model's minimum are simply
+ * not cached; the markers cost nothing.
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching
+ */
+function addCacheBreakpoints(tools: readonly Json[], system: readonly Json[], messages: readonly Turn[], ctx: Ir.TranslateContext): void {
+  if (ctx.caller === 'messages' || cacheHolders(tools, system, messages).length > 0) return;
+  const lastBlock = messages.at(-1)?.content.at(-1);
+  for (const block of [system.at(-1), tools.at(-1), lastBlock]) {
+    // Thinking blocks cannot carry cache_control; everything else the encoder emits can.
+    if (block !== undefined && block.type !== 'thinking' && block.type !== 'redacted_thinking') block.cache_control = { type: 'ephemeral' };
+  }
+}
+
 interface Sampling {
   temperature?: number;
   top_p?: number;
@@ -123,6 +141,7 @@ export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Js
     warn(ctx, conflict);
     budget = undefined;
   }
+  addCacheBreakpoints(tools, system, messages, ctx);
   capCacheBreakpoints(tools, system, messages, ctx);
   const config = outputConfig(request.responseFormat, ctx);
   if (request.metadata !== undefined && Object.keys(request.metadata).length > 0) warn(ctx, 'metadata');

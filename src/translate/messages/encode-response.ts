@@ -5,6 +5,7 @@
  * `stop_reason: 'refusal'`.
  * @see /work/shared/docs/protocols.md sections C5, F8, F9 and F11
  */
+import { callerResponseId } from '../shared/ids.js';
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
 import { argumentsToObject } from '../shared/tool-args.js';
@@ -14,7 +15,8 @@ import { encodeUsage } from './usage.js';
 import { messageHead, type ContentBlock, type Message } from './wire.js';
 
 /** The caller sees the IR's id (the upstream's), or a fresh `msg_` one when there is none. */
-export const messageId = (response: { readonly id: string }, ctx: Ir.TranslateContext): string => response.id || ctx.newId('msg_');
+export const messageId = (response: { readonly id: string }, ctx: Ir.TranslateContext): string =>
+  callerResponseId('msg_', response.id, ctx);
 
 /** A reasoning part as a block, or undefined (with a warning) when it has no signature to replay. */
 export function reasoningBlock(part: Pick<Ir.ReasoningPart, 'text' | 'signature' | 'redacted'>, ctx: Ir.TranslateContext): ContentBlock | undefined {

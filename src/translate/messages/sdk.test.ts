@@ -88,7 +88,7 @@ const SCENARIOS: [string, Ir.Response, (m: Json) => void][] = [
       expect(m.content).toEqual([{ type: 'text', text: 'Hello — world 👋', citations: null }]);
       expect(m.stop_reason).toBe('end_turn');
       expect(m.model).toBe('claude-caller');
-      expect(m.id).toBe('chatcmpl-up1');
+      expect(m.id).toBe('msg_chatcmpl-up1');
     },
   ],
   [

@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see ../../../../shared/docs/protocols.md F2, F11
  */
+import { openaiSafetyIdentifier } from '../shared/end-user-id.js';
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
 import { encodeInput } from './encode-input.js';
@@ -66,7 +67,7 @@ export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Js
     ...(request.topP !== undefined ? { top_p: request.topP } : {}),
     ...(request.reasoning !== undefined ? { reasoning: encodeReasoning(request.reasoning, ctx) } : {}),
     ...(request.responseFormat !== undefined ? { text: { format: encodeFormat(request.responseFormat) } } : {}),
-    ...(request.user !== undefined ? { safety_identifier: request.user } : {}),
+    ...(request.user !== undefined ? { safety_identifier: openaiSafetyIdentifier(request.user) } : {}),
     ...(request.metadata !== undefined ? { metadata: request.metadata } : {}),
     store: false,
     ...(wantsEncrypted(request) ? { include: ['reasoning.encrypted_content'] } : {}),

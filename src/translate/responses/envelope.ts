@@ -7,6 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see ../../../../shared/docs/protocols.md B7, G2 (7)
  */
+import { callerResponseId } from '../shared/ids.js';
 import type { Json } from '../../protocols/shallow.js';
 import type { TranslateContext } from '../ir.js';
 
@@ -54,4 +55,4 @@ export function envelope(ctx: TranslateContext, callerBody: Json, f: EnvelopeFie
 }
 
 /** The response id a Responses caller sees: the IR's, or a fresh one. */
-export const responseId = (id: string, ctx: TranslateContext): string => (id !== '' ? id : ctx.newId('resp_'));
+export const responseId = (id: string, ctx: TranslateContext): string => callerResponseId('resp_', id, ctx);
