@@ -514,14 +514,14 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
 
   /**
    * What translation drops from these clients' requests, and why each is right:
-   * - Claude Code → Chat: `cache_control` hints (Chat has none; OpenAI caches prefixes by itself).
-   *   Its `context_management` (clear_thinking, keep "all") clears nothing, so goes without a word.
+   * - Claude Code → Chat: nothing. Its `cache_control` hints are not needed by OpenAI, which caches prefixes by
+   *   itself, and its `context_management` (clear_thinking, keep "all") clears nothing, so both go without a word.
    * - Codex → Chat or Messages: the `multi_agent_v1` namespace's own description (its functions are
    *   flattened to `multi_agent_v1__*`), the hosted `web_search` tool, and for Chat the reasoning
    *   summary Codex asks for (Chat returns no reasoning text).
    */
   const DROPPED = {
-    claudeToChat: ['cache_control'],
+    claudeToChat: [],
     claudeToResponses: [],
     codexToMessages: ['namespace description', 'web_search tool (hosted)'],
     codexToChat: ['namespace description', 'web_search tool (hosted)', 'reasoning summary'],
@@ -551,7 +551,11 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       // The system blocks lead as one system message; the prompt is the user's last text.
       const messages = upstream.messages as ChatMessage[];
       expect(messages[0]!.role).toBe('system');
-      for (const block of caller.system as MessagesBlock[]) expect(messages[0]!.content).toContain(block.text);
+      // Every system block reaches the Chat upstream, except Claude Code's billing line, which is for Anthropic only.
+      for (const block of caller.system as MessagesBlock[]) {
+        if (block.text?.startsWith('x-anthropic-billing-header:')) expect(messages[0]!.content).not.toContain(block.text);
+        else expect(messages[0]!.content).toContain(block.text);
+      }
       expect(messages.filter((m) => m.role === 'user').at(-1)!.content).toEqual(expect.arrayContaining([{ type: 'text', text: 'say hi' }]));
       expect(upstream).toMatchObject({ max_completion_tokens: caller.max_tokens, stream_options: { include_usage: true } });
       // OpenAI takes at most 64 characters; Claude Code's user_id is a ~150-character JSON string.
@@ -604,7 +608,11 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       const tools = upstream.tools as ResponsesTool[];
       expect(tools.map((t) => t.name)).toEqual(callerTools.map((t) => t.name));
       expect(tools.find((t) => t.name === 'Bash')).toMatchObject({ type: 'function', parameters: callerTools.find((t) => t.name === 'Bash')!.input_schema });
-      for (const block of caller.system as MessagesBlock[]) expect(upstream.instructions).toContain(block.text);
+      // Every system block reaches OpenAI, except Claude Code's billing line, which is for Anthropic only.
+      for (const block of caller.system as MessagesBlock[]) {
+        if (block.text?.startsWith('x-anthropic-billing-header:')) expect(upstream.instructions).not.toContain(block.text);
+        else expect(upstream.instructions).toContain(block.text);
+      }
       expect(upstream).toMatchObject({ store: false, max_output_tokens: caller.max_tokens });
 
       const id = claudeToolTurn(second!);
@@ -636,7 +644,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect((upstream.system as MessagesBlock[]).map((b) => b.text)).toEqual(developer.flatMap((m) => (m.content ?? []).map((c) => c.text)));
       const messages = upstream.messages as MessagesTurn[];
       expect(messages.at(-1)).toMatchObject({ role: 'user' });
-      expect((messages.at(-1)!.content as MessagesBlock[]).at(-1)).toEqual({ type: 'text', text: 'say hi' });
+      // The conversation's end carries a cache breakpoint: Codex relies on automatic caching, Anthropic needs a marker.
+      expect((messages.at(-1)!.content as MessagesBlock[]).at(-1)).toEqual({ type: 'text', text: 'say hi', cache_control: { type: 'ephemeral' } });
       expect(upstream.max_tokens).toBeGreaterThan(0); // required by Messages; Codex sends no limit
     },
     TEST_TIMEOUT_MS,
@@ -664,7 +673,11 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
         role: 'assistant',
         content: [{ type: 'tool_use', id: callId, name: 'exec_command', input: { cmd: 'echo hello exec_command' } }],
       });
-      expect(messages.at(-1)).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: callId, content: result }] });
+      // The tool result ends the conversation so far, so it carries the cache breakpoint Codex never sends itself.
+      expect(messages.at(-1)).toEqual({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: callId, content: result, cache_control: { type: 'ephemeral' } }],
+      });
     },
     TEST_TIMEOUT_MS,
   );
