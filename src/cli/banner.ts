@@ -4,7 +4,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Config, ConfigSource, ProviderConfig } from '../config/types.js';
-import { findModel } from '../routing/resolve-model.js';
+import { anthropicEnv, claudeCodeEnv, claudeModelFor, codexModelFor, codexToml, CODEX_ENV_KEY, inlineEnv, openaiEnv, type SnippetInput } from './snippets.js';
 
 export interface BannerInput {
   readonly url: string;
@@ -23,11 +23,6 @@ export function maskSecret(secret: string | undefined): string {
 function providerLine(p: ProviderConfig): string {
   if (p.type === 'echo') return `${p.id} (echo, built in)`;
   return `${p.id} (${p.type}, ${p.baseUrl}, ${maskSecret(p.apiKey)})`;
-}
-
-/** A model name the hint lines can use when the client's own default would not resolve. */
-function exampleModel(config: Config): string | undefined {
-  return config.models.keys().next().value;
 }
 
 export function formatBanner({ url, config, source, chalk: c, version }: BannerInput): string {
@@ -50,26 +45,19 @@ export function formatBanner({ url, config, source, chalk: c, version }: BannerI
     lines.push(`${label('key')}${c.bold.yellow(source.generatedKey)} ${c.gray('(generated for this run; set MODEL_GATEWAY_KEY to keep one)')}`);
   }
 
-  const example = exampleModel(config);
-  const claudeModel = example && !findModel(config, 'claude-sonnet-4-5') ? ` ANTHROPIC_MODEL=${example}` : '';
-  const codexModel = example && !findModel(config, 'gpt-5-codex') ? example : 'gpt-5-codex';
+  const claudeModel = claudeModelFor(config);
+  const snippet: SnippetInput = { url, key: { text: key }, claudeModel, codexModel: codexModelFor(config) };
+  // One line per client: only the variables it cannot do without (`model-gateway env` prints the full set).
+  const claudeVars = claudeCodeEnv(snippet).filter((e) => ['ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_MODEL'].includes(e.name));
   const hint = (name: string, text: string) => `  ${c.cyan(name.padEnd(14))}${text}`;
-  lines.push('', c.bold('Point your clients at it:'));
-  lines.push(hint('Claude Code', `ANTHROPIC_BASE_URL=${url} ANTHROPIC_AUTH_TOKEN=${key}${claudeModel} claude`));
-  lines.push(hint('Codex', `MODEL_GATEWAY_API_KEY=${key} codex, with this in ~/.codex/config.toml:`));
-  for (const toml of [
-    `model = "${codexModel}"`,
-    'model_provider = "model-gateway"',
-    '[model_providers.model-gateway]',
-    'name = "model-gateway"',
-    `base_url = "${url}/v1"`,
-    'env_key = "MODEL_GATEWAY_API_KEY"',
-    'wire_api = "responses"',
-  ]) {
+  lines.push('', `${c.bold('Point your clients at it:')} ${c.gray('(`model-gateway env <client>` prints these ready to paste)')}`);
+  lines.push(hint('Claude Code', `${inlineEnv(claudeVars)} claude`));
+  lines.push(hint('Codex', `${CODEX_ENV_KEY}=${key} codex, with this in ~/.codex/config.toml:`));
+  for (const toml of codexToml(snippet).filter((l) => l !== '')) {
     lines.push(`${' '.repeat(18)}${c.gray(toml)}`);
   }
-  lines.push(hint('OpenAI SDK', `OPENAI_BASE_URL=${url}/v1 OPENAI_API_KEY=${key}`));
-  lines.push(hint('Anthropic SDK', `ANTHROPIC_BASE_URL=${url} ANTHROPIC_API_KEY=${key}`));
+  lines.push(hint('OpenAI SDK', inlineEnv(openaiEnv(snippet))));
+  lines.push(hint('Anthropic SDK', inlineEnv(anthropicEnv(snippet))));
   lines.push('', c.gray('Ctrl-C stops it. Requests are logged below.'), '');
   return `${lines.join('\n')}\n`;
 }

@@ -2,10 +2,16 @@
  * The command table. Commands load lazily, so `--help` does not load the server.
  * This is the only place that decides exit codes.
  */
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, ExitError } from '../errors.js';
 import { VERSION } from '../version.js';
+import type { CheckFlags } from './commands/check.js';
+import type { EnvFlags } from './commands/env.js';
+import type { InitFlags } from './commands/init.js';
+import type { KeysNewFlags } from './commands/keys.js';
+import type { ModelsFlags } from './commands/models.js';
 import { processIo, type CliIo } from './io.js';
+import type { ClientName } from './snippets.js';
 
 export interface ServeFlags {
   config?: string;
@@ -14,7 +20,18 @@ export interface ServeFlags {
   verbose?: boolean;
   logFile?: string;
   color: boolean;
+  /** `--watch` / `--no-watch`; undefined when neither is given, which watches a config file when there is one. */
+  watch?: boolean;
 }
+
+function parseMs(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1) throw new InvalidArgumentError('expected a whole number of milliseconds, at least 1.');
+  return ms;
+}
+
+/** Spelled out here, not imported, so `--help` loads no command code. */
+const CLIENT_NAMES = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const satisfies readonly ClientName[];
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -38,13 +55,98 @@ export function createProgram(io: CliIo): Command {
     .option('--verbose', 'also print request and response headers (secrets redacted) and bodies')
     .option('--log-file <file>', 'append one JSON object per request to this file')
     .option('--no-color', 'no colours in the output')
+    .option('--watch', 'reload the config file when it changes (the default with a config file)')
+    .option('--no-watch', 'serve the config as loaded at start, ignoring later edits')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n',
+      '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ model-gateway serve --config gateway.config.json --no-watch\n',
     )
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./commands/serve.js');
       await serve(flags, io);
+    });
+
+  program
+    .command('init')
+    .description('write a starter gateway.config.json from what this machine has (provider keys, local model servers)')
+    .option('--dir <dir>', 'folder to write it in (default: the current folder; created if missing)')
+    .option('--force', 'overwrite an existing gateway.config.json')
+    .option('--hash', 'store the new key in the file as a sha256: digest, not as a ${MODEL_GATEWAY_KEY} reference')
+    .option('--no-color', 'no colours in the output')
+    .addHelpText(
+      'after',
+      '\nFinds OPENAI_API_KEY, ANTHROPIC_API_KEY and OPENROUTER_API_KEY in the environment, and Ollama (:11434),\n' +
+        'LM Studio (:1234) and vLLM (:8000) on 127.0.0.1. Always adds the built-in echo model.\n' +
+        '\nExamples:\n  $ model-gateway init\n  $ model-gateway init --hash --dir ~/gateway\n  $ model-gateway init --force\n',
+    )
+    .action(async (flags: InitFlags) => {
+      const { init } = await import('./commands/init.js');
+      await init(flags, io);
+    });
+
+  program
+    .command('check')
+    .description('validate the config and show what it does; --probe also calls every provider')
+    .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
+    .option('--probe', 'send each model a tiny request, a stream and a forced tool call; exit 1 on any problem')
+    .option('--timeout <ms>', 'with --probe: the limit for each request, in milliseconds (default 10000)', parseMs)
+    .option('--no-color', 'no colours in the output')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ model-gateway check\n  $ model-gateway check --config gateway.config.yaml --probe\n  $ model-gateway check --probe --timeout 30000\n',
+    )
+    .action(async (flags: CheckFlags) => {
+      const { check } = await import('./commands/check.js');
+      await check(flags, io);
+    });
+
+  program
+    .command('models')
+    .description("list what a key's group may call, with providers, descriptions, protocols and features")
+    .option('-k, --key <key>', 'the gateway key (default: $MODEL_GATEWAY_KEY); never printed')
+    .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
+    .option('--no-color', 'no colours in the output')
+    .addHelpText('after', '\nExamples:\n  $ model-gateway models\n  $ model-gateway models --key "$CI_GATEWAY_KEY" --config gateway.config.json\n')
+    .action(async (flags: ModelsFlags) => {
+      const { models } = await import('./commands/models.js');
+      await models(flags, io);
+    });
+
+  const keys = program.command('keys').description('gateway keys (see: keys new)');
+  keys
+    .command('new')
+    .description('print a new key, its sha256: form and the config entry for it, one per line')
+    .option('-g, --group <group>', 'the key group it is for (named in the hint on stderr)')
+    .option('-n, --name <name>', 'a name for the traffic log, put in the config entry')
+    .option('--no-color', 'no colours in the output')
+    // Only the key lines go to stdout, so `keys new | head -1` is the key whatever else is asked.
+    .configureOutput({ writeOut: (s) => io.stderr.write(s), writeErr: (s) => io.stderr.write(s) })
+    .addHelpText(
+      'after',
+      '\nstdout: line 1 the key (for the client), line 2 its sha256: form, line 3 the entry for keyGroups.<group>.keys.\n' +
+        '\nExamples:\n  $ model-gateway keys new --group ci --name ci-runner\n  $ KEY=$(model-gateway keys new | head -1)\n',
+    )
+    .action(async (flags: KeysNewFlags) => {
+      const { keysNew } = await import('./commands/keys.js');
+      keysNew(flags, io);
+    });
+
+  program
+    .command('env')
+    .description('print exactly what to paste to point a client at the gateway')
+    .addArgument(new Argument('<client>', `one of: ${CLIENT_NAMES.join(', ')}`).choices(CLIENT_NAMES))
+    .option('-k, --key <key>', 'put this gateway key in the lines (default: refer to $MODEL_GATEWAY_KEY)')
+    .option('-m, --model <model>', "the model the client should ask for (Claude Code: all its model variables; Codex: model)")
+    .option('-c, --config <file>', 'config file for the URL and model names (default: search the current folder)')
+    .option('--url <url>', "the gateway's base URL (default: from the config's server section); skips reading the config")
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ eval "$(model-gateway env claude-code)" && claude\n  $ model-gateway env codex --model qwen2.5-coder:7b\n' +
+        '  $ model-gateway env openai --key "$MODEL_GATEWAY_KEY" --url http://127.0.0.1:9000\n',
+    )
+    .action(async (client: ClientName, flags: EnvFlags) => {
+      const { env } = await import('./commands/env.js');
+      await env(client, flags, io);
     });
 
   return program;

@@ -1,16 +1,70 @@
 /**
  * The JSON Schema editors use for `gateway.config.json` (via `$schema`), generated from the
  * zod schema. `scripts/write-schema.ts` writes it to `schema/gateway.schema.json`; a test
- * keeps the committed file equal to this output.
+ * keeps the committed file equal to this output, and schema-agreement.test.ts keeps its
+ * verdicts equal to `parseConfig`'s.
  */
 import { z } from 'zod';
 import { writtenConfigSchema } from './schema.js';
 
 export const JSON_SCHEMA_PATH = 'schema/gateway.schema.json';
 
+type JsonObject = Record<string, unknown>;
+
+// What the gateway checks in code (a zod refinement, rules.ts) and a JSON Schema can state as well, so an
+// editor flags it where the gateway would. ECMA-262 regexes without flags, as JSON Schema has them.
+/** rules.ts `validIds`: provider ids and group names are non-empty and free of whitespace. */
+const ID = '^\\S+$';
+/** glob.ts `globProblem`: non-empty, no whitespace, none of [ ] { }, no `**`. */
+const GLOB = '^(?!.*\\*\\*)[^\\s\\[\\]{}]+$';
+/** keys.ts `isWellFormedKey`: a plain key, or "sha256:" (any case) and exactly 64 hex digits. */
+const WELL_FORMED_KEY = '^(?![sS][hH][aA]256:)|^[sS][hH][aA]256:[0-9a-fA-F]{64}$';
+/** schema.ts `baseUrl`: an absolute http(s) URL with a host. */
+const HTTP_URL = '^[hH][tT][tT][pP][sS]?://[^/?#]';
+/** env.ts: a `${NAME}` reference (not the `$${NAME}` escape), whose value the schema cannot know. */
+const ENV_REFERENCE = '(^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}';
+
+/** The node at `path`; it must exist, so a field the zod schema moves cannot silently lose its constraint. */
+function at(root: JsonObject, path: readonly (string | number)[]): JsonObject {
+  let node: unknown = root;
+  for (const step of path) {
+    node = (node as Record<string | number, unknown> | undefined)?.[step];
+    if (typeof node !== 'object' || node === null) throw new Error(`JSON Schema has no node at ${path.join('.')}`);
+  }
+  return node as JsonObject;
+}
+
+function addRuleConstraints(schema: JsonObject): void {
+  const section = (name: string) => at(schema, ['properties', name]);
+  Object.assign(at(section('providers'), ['propertyNames']), { pattern: ID });
+  Object.assign(at(section('keyGroups'), ['propertyNames']), { pattern: ID });
+  Object.assign(at(section('models'), ['propertyNames']), { pattern: GLOB });
+
+  const provider = at(section('providers'), ['additionalProperties']);
+  // rules.ts `compatibleNeedsBaseUrl`. (The description is for json-schema.test.ts, which wants one on every property.)
+  Object.assign(provider, {
+    if: {
+      properties: { type: { const: 'openai-compatible', description: 'An openai-compatible provider needs a baseUrl.' } },
+      required: ['type'],
+    },
+    then: { required: ['baseUrl'] },
+  });
+  const baseUrl = at(provider, ['properties', 'baseUrl']);
+  // The gateway checks the URL after resolving `${NAME}` references, so a reference is accepted as written.
+  delete baseUrl.format;
+  baseUrl.anyOf = [{ format: 'uri', pattern: HTTP_URL }, { pattern: ENV_REFERENCE }];
+
+  const group = at(section('keyGroups'), ['additionalProperties', 'properties']);
+  const key = at(group, ['keys', 'items', 'anyOf']);
+  Object.assign(at(key, [0]), { pattern: WELL_FORMED_KEY });
+  Object.assign(at(key, [1, 'properties', 'key']), { pattern: WELL_FORMED_KEY });
+  Object.assign(at(group, ['models', 'items']), { pattern: GLOB });
+}
+
 export function buildJsonSchema(): Record<string, unknown> {
   // `input`: describe what people write, so fields with defaults are optional and show the default.
-  const schema = z.toJSONSchema(writtenConfigSchema, { io: 'input', target: 'draft-2020-12' });
+  const schema = z.toJSONSchema(writtenConfigSchema, { io: 'input', target: 'draft-2020-12' }) as JsonObject;
+  addRuleConstraints(schema);
   return { ...schema, title: 'model-gateway configuration' };
 }
 

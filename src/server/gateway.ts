@@ -1,13 +1,17 @@
 /**
  * The gateway as an object: a node:http server, the state it serves with, and
  * a graceful close. `serve` (CLI) and the tests both start it through here.
+ *
+ * The state can be replaced while serving (`reload`): each request is served
+ * start to finish by the state that was current when it arrived, and a replaced
+ * state's providers are closed once its last request has finished.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
-import { createHandler, type GatewayState } from './handle.js';
+import { createHandler, type GatewayState, type HandlerDeps } from './handle.js';
 
 export interface GatewayOptions {
   readonly config: Config;
@@ -16,35 +20,78 @@ export interface GatewayOptions {
   readonly providerDeps?: ProviderDeps;
 }
 
+/** What `reload` hands back about the state it replaced. */
+export interface Replaced {
+  /** The state that was serving until now. */
+  readonly previous: GatewayState;
+  /** Its requests still running when it was replaced; they finish on it. */
+  readonly inFlight: number;
+  /** Resolves once those requests have finished and its providers are closed (never rejects). */
+  readonly retired: Promise<void>;
+}
+
 export interface Gateway {
   readonly server: Server;
   /** Listens on the config's host and port unless given others; resolves with the base URL. */
   listen(port?: number, host?: string): Promise<string>;
   /** Stops accepting, lets in-flight requests finish for up to `graceMs`, then cuts the rest. */
   close(graceMs?: number): Promise<void>;
+  /** The state new requests are served with. */
   readonly state: GatewayState;
+  /**
+   * Serves new requests with `config` (and new providers built from it) from now on. Does not
+   * move the listening socket: `config.server.host`/`port` take effect only through `listen`.
+   */
+  reload(config: Config): Replaced;
+}
+
+/** A state with the requests it is serving, so its providers are closed only when none remain. */
+interface Generation {
+  readonly state: GatewayState;
+  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  inFlight: number;
+  replaced: boolean;
+  closing: Promise<void> | undefined;
+  readonly retired: Promise<void>;
+  readonly markRetired: () => void;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const state: GatewayState = {
-    config: options.config,
-    providers: createProviders(options.config, options.providerDeps),
+  const deps: HandlerDeps = { logger: options.logger, version: options.version ?? '0.0.0', startedAt: Date.now() };
+
+  const generation = (config: Config): Generation => {
+    const state: GatewayState = { config, providers: createProviders(config, options.providerDeps) };
+    let markRetired = () => {};
+    const retired = new Promise<void>((resolve) => (markRetired = resolve));
+    return { state, handle: createHandler(() => state, deps), inFlight: 0, replaced: false, closing: undefined, retired, markRetired };
   };
-  const handler = createHandler(() => state, {
-    logger: options.logger,
-    version: options.version ?? '0.0.0',
-    startedAt: Date.now(),
-  });
+  const closeProviders = (gen: Generation): Promise<void> => {
+    // A provider that fails to close must not keep the others open or the caller waiting.
+    gen.closing ??= Promise.allSettled([...gen.state.providers.values()].map((p) => p.close())).then(gen.markRetired);
+    return gen.closing;
+  };
+
+  let current = generation(options.config);
+  /** Replaced generations whose requests have not all finished yet. */
+  const draining = new Set<Generation>();
 
   let inFlight = 0;
   let idle: (() => void) | undefined;
   const server = createServer((req, res) => {
+    // The generation is fixed here, so a reload mid-request cannot change what serves it.
+    const gen = current;
     inFlight++;
+    gen.inFlight++;
     res.once('close', () => {
+      gen.inFlight--;
+      if (gen.replaced && gen.inFlight === 0) {
+        draining.delete(gen);
+        void closeProviders(gen);
+      }
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    handler(req, res);
+    gen.handle(req, res);
   });
   // LLM calls run for minutes; the client side must not be cut by Node's defaults.
   server.requestTimeout = 0;
@@ -52,7 +99,18 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     server,
-    state,
+    get state() {
+      return current.state;
+    },
+    reload(config) {
+      const next = generation(config);
+      const previous = current;
+      current = next;
+      previous.replaced = true;
+      if (previous.inFlight === 0) void closeProviders(previous);
+      else draining.add(previous);
+      return { previous: previous.state, inFlight: previous.inFlight, retired: previous.retired };
+    },
     listen(port = options.config.server.port, host = options.config.server.host) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -75,7 +133,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       server.closeAllConnections();
       await closed;
-      await Promise.all([...state.providers.values()].map((p) => p.close()));
+      await Promise.all([current, ...draining].map(closeProviders));
+      draining.clear();
       await options.logger.close();
     },
   };

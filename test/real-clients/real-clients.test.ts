@@ -739,3 +739,107 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     TEST_TIMEOUT_MS,
   );
 });
+
+// ---------------------------------------------------------------- `model-gateway env` output, applied as printed
+
+describeReal('real clients started with what `model-gateway env` prints', () => {
+  const dir = CLIENTS_DIR ?? '';
+  const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
+  const codexBin = join(dir, 'node_modules', '.bin', 'codex');
+  let scratch: string;
+  let gw: TestGateway;
+  let configFile: string;
+  let folders = 0;
+  const freshDir = (name: string): string => {
+    const path = join(scratch, `${++folders}-${name}`);
+    mkdirSync(path, { recursive: true });
+    return path;
+  };
+
+  /** Only echo, under its own name: Claude's and Codex's default names do not route, so the printed model settings must. */
+  const ECHO_ONLY = { providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, keyGroups: { dev: { keys: [KEY] } } } as WrittenConfig;
+
+  beforeAll(async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'mgw-real-env-'));
+    const { startGateway } = await import('../helpers/start-gateway.js');
+    gw = await startGateway(ECHO_ONLY);
+    // The config file names the running gateway's port, so `env` takes the URL from the config as a user's would.
+    configFile = join(scratch, 'gateway.config.json');
+    writeFileSync(configFile, JSON.stringify({ ...ECHO_ONLY, server: { host: '127.0.0.1', port: Number(new URL(gw.url).port) } }));
+  });
+  afterAll(async () => {
+    await gw?.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  });
+
+  /** `model-gateway env <client> --config FILE`, in-process: its stdout. Without --key, so the lines refer to $MODEL_GATEWAY_KEY. */
+  async function printed(client: string): Promise<string> {
+    const { run } = await import('#src/cli/main.js');
+    let out = '';
+    const io = { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true }, env: {}, cwd: scratch, stopSignal: () => new Promise<string>(() => undefined) };
+    expect(await run(['env', client, '--config', configFile], io)).toBe(0);
+    return out;
+  }
+
+  /** Runs `command` in a POSIX shell after the printed export lines, as a user pasting them would. */
+  const afterExports = (exports: string, command: string, args: string[], opts: { cwd: string; env: Record<string, string> }) =>
+    runClient('sh', ['-c', `${exports}\nexec "$0" "$@"`, command, ...args], opts);
+
+  const userEnv = (home: string) => ({
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    LANG: 'C.UTF-8',
+    NO_COLOR: '1',
+    // What `model-gateway init` tells users to export; the printed lines refer to it.
+    MODEL_GATEWAY_KEY: KEY,
+  });
+
+  it(
+    'Claude Code -p with the `env claude-code` exports reaches echo',
+    async () => {
+      const exports = await printed('claude-code');
+      expect(exports).toContain('export ANTHROPIC_MODEL=echo\n');
+      expect(exports).toContain('export ANTHROPIC_AUTH_TOKEN="$MODEL_GATEWAY_KEY"\n');
+      const before = gw.lines().length;
+      const result = await afterExports(exports, claudeBin, ['-p', 'hello from env claude-code', '--output-format', 'json'], {
+        cwd: freshDir('claude-project'),
+        env: userEnv(freshDir('claude-home')),
+      });
+      expect(result.code, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ subtype: 'success', is_error: false, result: 'hello from env claude-code' });
+      const posts = gw.lines().slice(before).filter((l) => / POST /.test(l));
+      expect(posts.length).toBeGreaterThan(0);
+      for (const line of posts) expect(line).toMatch(new RegExp(` 200 POST /v1/messages echo → echo/echo dev:${KEY_ID} `));
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'Codex exec with the `env codex` config.toml and export reaches echo',
+    async () => {
+      const text = await printed('codex');
+      // The printed text: a comment, the config.toml lines, then a comment and the export line for the shell.
+      const lines = text.split('\n');
+      const shellStart = lines.findIndex((l) => l.startsWith('# and start codex'));
+      expect(shellStart).toBeGreaterThan(1);
+      const toml = lines.slice(1, shellStart).join('\n');
+      const exports = lines.slice(shellStart).join('\n');
+      expect(toml).toContain('wire_api = "responses"');
+      expect(exports).toContain('export MODEL_GATEWAY_API_KEY="$MODEL_GATEWAY_KEY"');
+      const codexHome = freshDir('codex-home');
+      writeFileSync(join(codexHome, 'config.toml'), toml);
+
+      const before = gw.lines().length;
+      const result = await afterExports(exports, codexBin, ['exec', '--skip-git-repo-check', 'hello from env codex'], {
+        cwd: freshDir('codex-project'),
+        env: { ...userEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome },
+      });
+      expect(result.code, `stdout: ${result.stdout}\nstderr: ${result.stderr}`).toBe(0);
+      expect(result.stdout.trim()).toBe('hello from env codex');
+      const posts = gw.lines().slice(before);
+      expect(posts.length).toBeGreaterThan(0);
+      for (const line of posts) expect(line).toMatch(new RegExp(` 200 POST /v1/responses echo → echo/echo dev:${KEY_ID} `));
+    },
+    TEST_TIMEOUT_MS,
+  );
+});

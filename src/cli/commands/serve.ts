@@ -1,4 +1,8 @@
-/** `model-gateway serve`: load the config, start the gateway, print the banner, stop gracefully on a signal. */
+/**
+ * `model-gateway serve`: load the config, start the gateway, print the banner, reload the config
+ * file when it changes (unless --no-watch), stop gracefully on a signal.
+ */
+import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
@@ -9,6 +13,7 @@ import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
 import type { ServeFlags } from '../main.js';
+import { watchConfig, type ConfigWatcher } from '../watch-config.js';
 
 /** How long in-flight requests may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 5000;
@@ -52,8 +57,20 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   }
   io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION }));
 
+  let watcher: ConfigWatcher | undefined;
+  const file = loaded.source.filepath;
+  if (file !== undefined && flags.watch !== false) {
+    const relative = path.relative(io.cwd, file);
+    const name = relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+    const load = async () => withFlags((await loadConfig({ configPath: file, cwd: io.cwd, env: io.env })).config, flags);
+    watcher = watchConfig({ file, name, load, gateway, logger, chalk, url });
+  } else if (file === undefined && flags.watch === true) {
+    io.stderr.write('--watch has nothing to watch: serving the built-in default, not a config file.\n');
+  }
+
   const signal = await io.stopSignal();
   logger.info(chalk.gray(`${signal}: stopping; in-flight requests have ${SHUTDOWN_GRACE_MS / 1000}s to finish`));
+  await watcher?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
   logger.info(chalk.gray('stopped'));
 }

@@ -1,0 +1,182 @@
+/**
+ * Turns the rounds into the report: ratios and deltas computed within each
+ * round, their median and min–max across rounds, pass/fail against issue 4's
+ * targets (judged on the median), and absolute figures for context.
+ */
+import { spread } from './stats.mjs';
+
+const div = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b !== 0 ? a / b : NaN);
+const sub = (a, b) => (Number.isFinite(a) && Number.isFinite(b) ? a - b : NaN);
+const sum = (...xs) => xs.reduce((a, x) => a + (Number.isFinite(x) ? x : 0), 0);
+
+/** Each row: how to compute it from one round's targets, and the issue's target when it has one. */
+const ROWS = [
+  { section: 'Throughput and CPU, small non-streaming, 50 connections' },
+  { key: 'thrVsRef', label: 'throughput gateway / reference', unit: 'x', target: ['>=', 0.7], f: (g, r) => div(g.thrRps, r.thrRps) },
+  { key: 'cpuVsRef', label: 'CPU per request gateway / reference', unit: 'x', target: ['<=', 1.5], f: (g, r) => div(g.thrCpuUs, r.thrCpuUs) },
+  { key: 'thrVsDirect', label: 'throughput gateway / direct', unit: 'x', f: (g, r, d) => div(g.thrRps, d.thrRps) },
+  { key: 'refVsDirect', label: 'throughput reference / direct', unit: 'x', f: (g, r, d) => div(r.thrRps, d.thrRps) },
+  { key: 'cpuVsDirect', label: 'CPU per request gateway / direct', unit: 'x', f: (g, r, d) => div(g.thrCpuUs, d.thrCpuUs) },
+  { section: '~100 KB Claude Code request' },
+  { key: 'bigVsRef', label: 'throughput gateway / reference (raw bytes)', unit: 'x', target: ['>=', 0.8], f: (g, r) => div(g.bigRps, r.bigRps) },
+  { key: 'bigCpuVsRef', label: 'CPU per request gateway / reference', unit: 'x', f: (g, r) => div(g.bigCpuUs, r.bigCpuUs) },
+  { key: 'bigStAddedTtfb', label: 'streaming: added time to first byte', unit: 'ms', f: (g, r, d) => sub(g.bigStTtfbP50Ms, d.bigStTtfbP50Ms) },
+  { section: 'Added latency vs direct' },
+  { key: 'addedC1P50', label: 'serial (c=1) p50, gateway', unit: 'ms', target: ['<=', 0.5], f: (g, r, d) => sub(g.c1P50Ms, d.c1P50Ms) },
+  { key: 'refAddedC1P50', label: 'serial (c=1) p50, reference', unit: 'ms', f: (g, r, d) => sub(r.c1P50Ms, d.c1P50Ms) },
+  { key: 'addedOlP50', label: '500 req/s, 50 ms upstream: p50, gateway', unit: 'ms', target: ['<=', 1], f: (g, r, d) => sub(g.olP50Ms, d.olP50Ms) },
+  { key: 'addedOlP99', label: '500 req/s, 50 ms upstream: p99, gateway', unit: 'ms', target: ['<=', 5], f: (g, r, d) => sub(g.olP99Ms, d.olP99Ms) },
+  { key: 'refAddedOlP50', label: '500 req/s: p50, reference', unit: 'ms', f: (g, r, d) => sub(r.olP50Ms, d.olP50Ms) },
+  { key: 'refAddedOlP99', label: '500 req/s: p99, reference', unit: 'ms', f: (g, r, d) => sub(r.olP99Ms, d.olP99Ms) },
+  { section: 'Streaming, 50 chunks 2 ms apart' },
+  { key: 'addedTtfb', label: 'added time to first byte p50 (serial)', unit: 'ms', target: ['<=', 0.5], f: (g, r, d) => sub(g.st1TtfbP50Ms, d.st1TtfbP50Ms) },
+  { key: 'refAddedTtfb', label: 'added time to first byte p50, reference', unit: 'ms', f: (g, r, d) => sub(r.st1TtfbP50Ms, d.st1TtfbP50Ms) },
+  { key: 'addedGap', label: 'max inter-chunk gap vs direct (median stream)', unit: 'ms', target: ['<=', 2], f: (g, r, d) => sub(g.st1GapP50Ms, d.st1GapP50Ms) },
+  { key: 'addedGap50', label: 'max inter-chunk gap vs direct, 50 concurrent', unit: 'ms', f: (g, r, d) => sub(g.st50GapP50Ms, d.st50GapP50Ms) },
+  { key: 'addedTtfb50', label: 'added time to first byte p50, 50 concurrent', unit: 'ms', f: (g, r, d) => sub(g.st50TtfbP50Ms, d.st50TtfbP50Ms) },
+  { key: 'streamCpuVsRef', label: 'CPU per stream gateway / reference', unit: 'x', target: ['<=', 1.5], f: (g, r) => div(g.st50CpuUs, r.st50CpuUs) },
+  { key: 'streamFailed', label: 'streams missing or changing an event (gateway)', unit: '', target: ['<=', 0], f: (g) => sum(g.streamFailed, g.bigStFailed, g.trFailed, g.st500Failed) },
+  { key: 'trCpuVsPassthrough', label: 'CPU per stream translated (Messages→Chat) / passthrough', unit: 'x', target: ['<=', 2], f: (g) => div(g.trCpuUs, g.st50CpuUs) },
+  { key: 'trAddedTtfb', label: 'translated: added time to first byte vs direct Chat', unit: 'ms', f: (g, r, d) => sub(g.trTtfbP50Ms, d.st1TtfbP50Ms) },
+  { section: 'count_tokens, bursts of 30, estimated locally' },
+  { key: 'ctP99', label: 'count_tokens p99', unit: 'ms', target: ['<=', 20], f: (g) => g.ctP99Ms },
+  { section: 'Memory (gateway)' },
+  { key: 'memIdle', label: 'RSS idle', unit: 'MB', target: ['<=', 70], f: (g) => g.memIdleMb },
+  { key: 'memPeak50', label: 'peak RSS, <= 50 concurrent', unit: 'MB', target: ['<=', 150], f: (g) => g.memPeak50Mb },
+  { key: 'memPeak500', label: 'peak RSS, 500 concurrent streams', unit: 'MB', target: ['<=', 300], f: (g) => g.memPeak500Mb },
+  { key: 'soakGrowth', label: 'RSS growth over the soak', unit: '%', target: ['<=', 10], f: (g) => g.soakGrowthPct },
+  { key: 'refSoakGrowth', label: 'RSS growth over the soak, reference', unit: '%', f: (g, r) => r.soakGrowthPct },
+  { key: 'memPeak50VsRef', label: 'peak RSS at <= 50 concurrent gateway / reference', unit: 'x', f: (g, r) => div(g.memPeak50Mb, r.memPeak50Mb) },
+  { key: 'memPeak500VsRef', label: 'peak RSS at 500 streams gateway / reference', unit: 'x', f: (g, r) => div(g.memPeak500Mb, r.memPeak500Mb) },
+  { section: 'Correctness' },
+  {
+    key: 'gwFailures',
+    label: 'failed requests and streams, all gateway phases',
+    unit: '',
+    target: ['<=', 0],
+    f: (g) => sum(g.thrErrors, g.bigErrors, g.c1Errors, g.olErrors, g.streamFailed, g.bigStFailed, g.trFailed, g.ctFailed, g.soakFailed, g.st500Failed),
+  },
+  { key: 'refFailures', label: 'failed requests and streams, reference', unit: '', f: (g, r) => sum(r.thrErrors, r.bigErrors, r.c1Errors, r.olErrors, r.streamFailed, r.bigStFailed, r.soakFailed, r.st500Failed) },
+];
+
+/** Absolute figures, per target: median [min–max] across rounds. */
+const ABSOLUTE = [
+  ['thrRps', 'req/s, small, c=50', 0],
+  ['thrCpuUs', 'CPU µs/request, small', 0],
+  ['thrP50Ms', 'closed-loop p50 ms, c=50', 2],
+  ['bigRps', 'req/s, 100 KB, c=50', 0],
+  ['bigCpuUs', 'CPU µs/request, 100 KB', 0],
+  ['c1P50Ms', 'serial p50 ms', 3],
+  ['olP50Ms', '500 req/s p50 ms', 2],
+  ['olP99Ms', '500 req/s p99 ms', 2],
+  ['olCpuPct', 'SUT CPU % at 500 req/s', 0],
+  ['st1TtfbP50Ms', 'SSE time to first byte p50 ms', 2],
+  ['st1GapP50Ms', 'SSE max gap, median stream ms', 2],
+  ['st50CpuUs', 'CPU µs/stream (50 concurrent)', 0],
+  ['st50Streams', 'streams completed (50 concurrent)', 0],
+  ['bigStTtfbP50Ms', '100 KB SSE time to first byte ms', 2],
+  ['trCpuUs', 'translated CPU µs/stream', 0],
+  ['trTtfbP50Ms', 'translated time to first byte ms', 2],
+  ['ctP50Ms', 'count_tokens p50 ms', 2],
+  ['ctP99Ms', 'count_tokens p99 ms', 2],
+  ['memIdleMb', 'RSS idle MB', 1],
+  ['memPeak50Mb', 'peak RSS MB, <= 50 concurrent', 1],
+  ['memPeak500Mb', 'peak RSS MB, 500 streams', 1],
+  ['soakEarlyMb', 'soak RSS MB, early', 1],
+  ['soakLateMb', 'soak RSS MB, late', 1],
+];
+
+const fmt = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+const digits = (unit, x) => (unit === 'x' ? 2 : unit === 'ms' ? (Math.abs(x) < 10 ? 2 : 1) : unit === '' ? 0 : 1);
+const signed = (delta, x) => (delta && Number.isFinite(x) && x > 0 ? '+' : '');
+const show = (unit, x, delta = false) => `${signed(delta, x)}${fmt(x, digits(unit, x))}${unit === 'x' ? 'x' : unit && unit !== '' ? ` ${unit}` : ''}`;
+
+function pad(cells, widths) {
+  return cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd();
+}
+
+export function report(meta, rounds) {
+  const rows = [];
+  const lines = [];
+  const failedTargets = [];
+  for (const row of ROWS) {
+    if (row.section) {
+      rows.push({ section: row.section });
+      continue;
+    }
+    const values = rounds.map((rd) => {
+      const { gateway: g = {}, reference: r = {}, direct: d = {} } = rd.targets;
+      try {
+        return row.f(g, r, d);
+      } catch {
+        return NaN;
+      }
+    });
+    const s = spread(values);
+    let pass;
+    if (row.target) {
+      const [op, limit] = row.target;
+      pass = Number.isFinite(s.median) && (op === '>=' ? s.median >= limit : s.median <= limit);
+      if (!pass) failedTargets.push(row.key);
+    }
+    rows.push({ key: row.key, label: row.label, unit: row.unit, target: row.target, median: s.median, min: s.min, max: s.max, values, pass });
+  }
+
+  const widths = [62, 11, 11, 24, 4];
+  lines.push('');
+  lines.push(`model-gateway benchmark: ${meta.rounds} round(s)${meta.quick ? ' (quick)' : ''}, node ${meta.node}, ${meta.cpus} cores, ${meta.tool}`);
+  lines.push(
+    `machine load: loadavg ${meta.loadavgBefore.map((x) => x.toFixed(2)).join(' ')} before, ${meta.loadavgAfter.map((x) => x.toFixed(2)).join(' ')} after; ` +
+      `${meta.idleCoreBusyPctBefore.join('/')}% core busy with nothing under test`,
+  );
+  lines.push('Ratios and deltas are computed within each round; median [min – max] across rounds. Targets from issue 4, judged on the median.');
+  for (const row of rows) {
+    if (row.section) {
+      lines.push('', row.section);
+      lines.push(pad(['  metric', 'target', 'median', '[min – max]', ''], widths));
+      continue;
+    }
+    const delta = row.key.startsWith('added') || row.key.startsWith('refAdded') || row.key.endsWith('AddedTtfb');
+    const target = row.target ? `${row.target[0]} ${show(row.unit, row.target[1])}` : '';
+    const range = rounds.length > 1 ? `[${show(row.unit, row.min, delta)} – ${show(row.unit, row.max, delta)}]` : '';
+    const verdict = row.pass === undefined ? '' : row.pass ? 'pass' : 'MISS';
+    lines.push(pad([`  ${row.label}`, target, show(row.unit, row.median, delta), range, verdict], widths));
+  }
+
+  const absolute = {};
+  const aw = [40, 24, 24, 24];
+  lines.push('', 'Absolute figures (context only; this VM swings 30-50 % between rounds): median [min – max]');
+  lines.push(pad(['  metric', 'direct', 'reference', 'gateway'], aw));
+  for (const [key, label, d] of ABSOLUTE) {
+    const cells = [`  ${label}`];
+    absolute[key] = {};
+    for (const name of ['direct', 'reference', 'gateway']) {
+      const s = spread(rounds.map((rd) => rd.targets[name]?.[key]));
+      absolute[key][name] = s;
+      cells.push(s.n === 0 ? '' : rounds.length > 1 ? `${fmt(s.median, d)} [${fmt(s.min, d)}–${fmt(s.max, d)}]` : fmt(s.median, d));
+    }
+    lines.push(pad(cells, aw));
+  }
+  const busy = (name, key) => rounds.map((rd) => (rd.targets[name]?.[key] ?? []).join('/')).join(', ');
+  lines.push('', `core busy % (SUT core/load core), per round: throughput: direct ${busy('direct', 'thrBusy')}; reference ${busy('reference', 'thrBusy')}; gateway ${busy('gateway', 'thrBusy')}`);
+  lines.push(`  50 concurrent streams: direct ${busy('direct', 'st50Busy')}; reference ${busy('reference', 'st50Busy')}; gateway ${busy('gateway', 'st50Busy')}`);
+  lines.push('  (a throughput figure is SUT-bound when the SUT core is >= 95 % busy and the load core < 90 %)');
+  const samples = rounds.flatMap((rd) => [...(rd.targets.gateway?.streamErrorSamples ?? []), ...(rd.targets.gateway?.trErrorSamples ?? []), ...(rd.targets.gateway?.ctErrorSamples ?? [])]);
+  if (samples.length) lines.push(`gateway error samples: ${samples.slice(0, 3).join(' | ')}`);
+  lines.push('');
+  lines.push(
+    failedTargets.length === 0
+      ? 'All targets met (median of rounds).'
+      : `Targets missed (median of rounds): ${failedTargets.join(', ')}`,
+  );
+  lines.push('');
+
+  const json = {
+    meta,
+    summary: rows.filter((r) => !r.section),
+    absolute,
+    failedTargets,
+    rounds,
+  };
+  return { text: lines.join('\n'), json, failed: failedTargets.length > 0 };
+}

@@ -1,0 +1,123 @@
+/**
+ * The three targets of a round, each in its own process: the fake upstream
+ * (which "direct" calls), the reference forwarder, and the gateway started as
+ * users start it (`node bin/model-gateway.js serve --config FILE`).
+ */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pinnedArgv, startProcess, waitForUrlInFile, waitForUrlLine } from './proc.mjs';
+
+const BENCH = fileURLToPath(new URL('..', import.meta.url));
+const REPO = fileURLToPath(new URL('../..', import.meta.url));
+
+export const GATEWAY_KEY = 'gw-bench-key-0123456789abcdef0123';
+
+/**
+ * Models the scenarios use, and the fake upstream's path prefix each maps to
+ * (/u/<delayMs>/<gapMs>): what "direct" calls, and what the providers' baseUrl holds.
+ */
+export const MODELS = {
+  'bench-chat': { prefix: '/u/0/2', provider: 'openai-fast', upstreamModel: 'gpt-bench-upstream' },
+  'bench-chat-slow': { prefix: '/u/50/2', provider: 'openai-slow', upstreamModel: 'gpt-bench-upstream' },
+  'bench-chat-mem': { prefix: '/u/0/50', provider: 'openai-mem', upstreamModel: 'gpt-bench-upstream' },
+  'claude-bench': { prefix: '/u/0/2', provider: 'anthropic', upstreamModel: 'claude-bench-upstream' },
+  'bench-local': { prefix: '/u/0/2', provider: 'local', upstreamModel: 'qwen-bench:7b' },
+};
+
+export async function startUpstream(place, core) {
+  const child = startProcess(pinnedArgv(place, core, [process.execPath, join(BENCH, 'upstream.mjs')]));
+  const origin = await waitForUrlLine(child);
+  return { child, pid: child.pid, origin };
+}
+
+export async function startReference(place, upstreamOrigin, { extraNodeArgs = [] } = {}) {
+  const routes = Object.fromEntries(Object.entries(MODELS).map(([m, v]) => [m, v.prefix]));
+  const argv = [
+    process.execPath,
+    ...extraNodeArgs,
+    join(BENCH, 'reference-forwarder.mjs'),
+    '--upstream',
+    upstreamOrigin,
+    '--routes',
+    JSON.stringify(routes),
+    '--key',
+    GATEWAY_KEY,
+  ];
+  const child = startProcess(pinnedArgv(place, place.sutCore, argv));
+  const origin = await waitForUrlLine(child);
+  return { child, pid: child.pid, origin };
+}
+
+/**
+ * A config as a user would write one: five providers on the fake upstream, exact
+ * models plus globs, three key groups (a named env-var key, 200 sha256 keys, a
+ * restricted CI group), and the gateway started with --log-file.
+ */
+export function writeGatewayConfig(dir, upstreamOrigin) {
+  const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
+  const sha = (k) => `sha256:${createHash('sha256').update(k).digest('hex')}`;
+  const teamKeys = Array.from({ length: 200 }, (_, i) => ({ name: `member-${i}`, key: sha(`team-key-${i}-xxxxxxxxxxxxxxxx`) }));
+  const config = {
+    server: { host: '127.0.0.1', port: 0 },
+    providers: {
+      'openai-fast': { type: 'openai', baseUrl: `${base('bench-chat')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
+      'openai-slow': { type: 'openai', baseUrl: `${base('bench-chat-slow')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
+      'openai-mem': { type: 'openai', baseUrl: `${base('bench-chat-mem')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
+      anthropic: { type: 'anthropic', baseUrl: base('claude-bench'), apiKey: '${BENCH_ANTHROPIC_KEY}' },
+      local: { type: 'openai-compatible', baseUrl: `${base('bench-local')}/v1` },
+      echo: { type: 'echo' },
+    },
+    models: {
+      'bench-chat': { provider: 'openai-fast', upstreamModel: MODELS['bench-chat'].upstreamModel, features: ['tools', 'images', 'streaming'] },
+      'bench-chat-slow': { provider: 'openai-slow', upstreamModel: MODELS['bench-chat-slow'].upstreamModel },
+      'bench-chat-mem': { provider: 'openai-mem', upstreamModel: MODELS['bench-chat-mem'].upstreamModel },
+      'claude-bench': { provider: 'anthropic', upstreamModel: MODELS['claude-bench'].upstreamModel, description: 'Claude on the fake upstream' },
+      'bench-local': { provider: 'local', upstreamModel: MODELS['bench-local'].upstreamModel, protocols: ['chat', 'messages'], features: ['tools', 'streaming'], maxOutputTokens: 8192 },
+      'gpt-*': { provider: 'openai-fast' },
+      'claude-*': { provider: 'anthropic' },
+      echo: { provider: 'echo' },
+    },
+    keyGroups: {
+      dev: { keys: [{ name: 'bench', key: '${BENCH_GATEWAY_KEY}' }], models: ['*'] },
+      team: { keys: teamKeys, models: ['bench-*', 'claude-*', 'gpt-*'] },
+      ci: { keys: [{ name: 'ci-runner', key: sha('ci-key-yyyyyyyyyyyyyyyy') }], models: ['bench-chat'], protocols: ['chat'], features: ['streaming'] },
+    },
+  };
+  const file = join(dir, 'gateway.config.json');
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
+}
+
+/** `bin` runs another build of the gateway (an A/B of two builds); default: this repo's. */
+export async function startGateway(place, dir, upstreamOrigin, { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js') } = {}) {
+  const configFile = writeGatewayConfig(dir, upstreamOrigin);
+  const stdoutFile = join(dir, `${tag}.stdout.log`);
+  const logFile = join(dir, `${tag}.requests.jsonl`);
+  const argv = [
+    process.execPath,
+    ...extraNodeArgs,
+    bin,
+    'serve',
+    '--config',
+    configFile,
+    '--port',
+    '0',
+    '--log-file',
+    logFile,
+    '--no-color',
+  ];
+  const child = startProcess(pinnedArgv(place, place.sutCore, argv), {
+    stdoutFile,
+    cwd: dir,
+    env: {
+      BENCH_GATEWAY_KEY: GATEWAY_KEY,
+      BENCH_OPENAI_KEY: 'sk-bench-openai-provider-key-0000',
+      BENCH_ANTHROPIC_KEY: 'sk-ant-bench-provider-key-0000',
+      NO_COLOR: '1',
+    },
+  });
+  const origin = await waitForUrlInFile(stdoutFile, child);
+  return { child, pid: child.pid, origin, stdoutFile, logFile };
+}

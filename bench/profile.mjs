@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+/**
+ * `node bench/profile.mjs` (after `npm run build`): where the gateway's CPU goes, per scenario.
+ *
+ * For each scenario a fresh gateway runs under `node --cpu-prof` (pinned like
+ * in the benchmark), takes that scenario's load, and stops gracefully so the
+ * profile is written. The profile is then summarised: busy time by area
+ * (gateway source file, undici, node:http, streams, GC…), the top functions by
+ * self time, and the gateway's own functions by inclusive time. Text and the
+ * raw .cpuprofile files go to bench/results/profiles/ (open the latter in
+ * Chrome DevTools or speedscope for flame graphs).
+ *
+ *   node bench/profile.mjs [--seconds 8] [--only small,stream] [--target reference]
+ * Scenarios: small, big, stream, translated, count_tokens.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages } from './lib/bodies.mjs';
+import { closedLoopTool } from './lib/closed-loop.mjs';
+import { loadPhase, throughputPhase } from './lib/phases.mjs';
+import { placement, stopProcess } from './lib/proc.mjs';
+import { GATEWAY_KEY, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
+};
+const seconds = Number(option('seconds', '8'));
+const outDir = join(REPO, 'bench', 'results', 'profiles');
+const dir = mkdtempSync(join(tmpdir(), 'model-gateway-profile-'));
+const place = placement(argv.includes('--no-pin'));
+const ctx = { place, tool: closedLoopTool(option('tool', undefined)), dir, children: new Set() };
+const log = (s) => process.stderr.write(`${s}\n`);
+/** `--target reference` profiles the reference forwarder instead (small, big and stream only), for comparison. */
+const which = option('target', 'gateway');
+const prefix = which === 'reference' ? 'reference-' : '';
+
+const write = (name, obj) => {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(obj));
+  return file;
+};
+const bearer = { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' };
+const anthropic = { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' };
+
+const SCENARIOS = {
+  small: (t) =>
+    throughputPhase(ctx, t, { name: 'p-small', path: '/v1/chat/completions', headers: bearer, bodyFile: write('chat.json', smallChat('bench-chat', false)), connections: 50, warmS: 1, measureS: seconds }),
+  big: (t) =>
+    throughputPhase(ctx, t, { name: 'p-big', path: '/v1/messages?beta=true', headers: claudeCodeHeaders(GATEWAY_KEY), bodyFile: write('big.json', claudeCodeBody('claude-bench', false)), connections: 50, warmS: 1, measureS: seconds }),
+  stream: (t) =>
+    loadPhase(ctx, t, { mode: 'requests', path: '/v1/chat/completions', headers: bearer, bodyFile: write('chat-stream.json', smallChat('bench-chat', true)), stream: true, kind: 'chat', concurrency: 50, warmupMs: 1000, durationMs: seconds * 1000 }),
+  translated: (t) =>
+    loadPhase(ctx, t, { mode: 'requests', path: '/v1/messages', headers: anthropic, bodyFile: write('translated.json', smallMessages('bench-local', true)), stream: true, kind: 'messages', translated: true, concurrency: 50, warmupMs: 1000, durationMs: seconds * 1000 }),
+  count_tokens: (t) =>
+    loadPhase(ctx, t, { mode: 'burst', path: '/v1/messages/count_tokens', headers: claudeCodeHeaders(GATEWAY_KEY), bodyFile: write('ct.json', countTokensBody('bench-local')), size: 30, warmupBursts: 2, bursts: seconds * 5, intervalMs: 100, expectJsonField: 'input_tokens' }),
+};
+
+// ---- summarising a .cpuprofile -----------------------------------------------------------------
+const maps = new Map();
+/** dist/x.js:line → src/x.ts:line through the build's source maps (tsconfig.build.json has sourceMap on). */
+function original(url, line, column) {
+  const file = url.startsWith('file://') ? fileURLToPath(url) : url;
+  if (!maps.has(file)) {
+    let map;
+    try {
+      map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+    } catch {
+      map = undefined;
+    }
+    maps.set(file, map);
+  }
+  const map = maps.get(file);
+  const entry = map?.findEntry(line, column);
+  if (!entry || entry.originalLine === undefined) return undefined;
+  return `src/${file.split('/dist/')[1].replace(/\.js$/, '.ts')}:${entry.originalLine + 1}`;
+}
+
+function area(url, fn) {
+  if (!url) return fn.startsWith('(') ? fn : '(native/builtin)';
+  if (url.includes('/node_modules/')) return `npm:${url.split('/node_modules/')[1].split('/')[0]}`;
+  if (url.includes('/dist/')) return `src/${url.split('/dist/')[1].replace(/\.js$/, '.ts')}`;
+  if (url.startsWith('node:internal/streams') || url === 'node:stream') return 'node:streams';
+  if (url.startsWith('node:')) return url.replace(/^node:(internal\/)?/, 'node:');
+  return url;
+}
+
+const isGatewayCode = (url) => url.includes('/dist/') && !url.includes('/node_modules/');
+
+/**
+ * Busy time by area, top functions by self time, and the gateway's functions by
+ * inclusive time, counting only samples inside `window` (CLOCK_MONOTONIC µs)
+ * when given, so start-up and shutdown stay out.
+ */
+export function summarise(profile, window, top = 22) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const key = (n) => {
+    const f = n.callFrame;
+    const where = isGatewayCode(f.url) ? (original(f.url, f.lineNumber, f.columnNumber) ?? area(f.url, '')) : `${area(f.url, f.functionName)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
+    return `${f.functionName || '(anonymous)'}  ${where}`;
+  };
+  const self = new Map();
+  const areas = new Map();
+  const inclusive = new Map();
+  let busy = 0;
+  let idle = 0;
+  let t = profile.startTime;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    t += dt;
+    if (window && (t < window.startUs || t > window.endUs)) return;
+    const n = byId.get(id);
+    if (n.callFrame.functionName === '(idle)') {
+      idle += dt;
+      return;
+    }
+    busy += dt;
+    const k = key(n);
+    self.set(k, (self.get(k) ?? 0) + dt);
+    const a = area(n.callFrame.url, n.callFrame.functionName);
+    areas.set(a, (areas.get(a) ?? 0) + dt);
+    const seen = new Set();
+    for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+      const node = byId.get(cur);
+      if (!isGatewayCode(node.callFrame.url)) continue;
+      const kk = key(node);
+      if (seen.has(kk)) continue;
+      seen.add(kk);
+      inclusive.set(kk, (inclusive.get(kk) ?? 0) + dt);
+    }
+  });
+  const pct = (v) => `${((100 * v) / busy).toFixed(1).padStart(5)}%`;
+  const list = (m, n) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `  ${pct(v)}  ${k}`);
+  const lines = [
+    `busy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s in the measured window (percentages are of busy time)`,
+    'by area (self time):',
+    ...list(areas, 16),
+    'top functions (self time):',
+    ...list(self, top),
+    'gateway functions (inclusive time: the function and what it calls):',
+    ...list(inclusive, top),
+  ];
+  return {
+    text: lines.join('\n'),
+    busyS: busy / 1e6,
+    areas: Object.fromEntries([...areas.entries()].map(([k, v]) => [k, v / busy])),
+    selfTop: [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => [k, v / busy]),
+    inclusiveTop: [...inclusive.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([k, v]) => [k, v / busy]),
+  };
+}
+
+async function main() {
+  mkdirSync(outDir, { recursive: true });
+  const only = option('only', Object.keys(SCENARIOS).join(',')).split(',');
+  const summary = {};
+  for (const name of only) {
+    const scenario = SCENARIOS[name];
+    if (!scenario) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+    const upstream = await startUpstream(place, place.loadCore);
+    const profDir = join(dir, `prof-${name}`);
+    const extraNodeArgs = ['--cpu-prof', `--cpu-prof-dir=${profDir}`];
+    const gw =
+      which === 'reference'
+        ? await startReference(place, upstream.origin, { extraNodeArgs })
+        : await startGateway(place, dir, upstream.origin, { tag: `prof-${name}`, extraNodeArgs });
+    const target = { name: which, ...gw };
+    let result;
+    try {
+      result = await scenario(target);
+    } finally {
+      await stopProcess(gw.child, 15_000);
+      await stopProcess(upstream.child);
+    }
+    const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error(`no profile written for ${name}`);
+    const raw = readFileSync(join(profDir, file), 'utf8');
+    writeFileSync(join(outDir, `${prefix}${name}.cpuprofile`), raw);
+    const s = summarise(JSON.parse(raw), result.window);
+    const perUnit = result.cpuUsPerReq ?? (result.sutCpuS * 1e6) / (result.completed ?? result.ok);
+    const head = `== ${which} ${name}: ${Number.isFinite(perUnit) ? `${perUnit.toFixed(0)} µs CPU per request/stream` : ''} (under the profiler, which adds overhead)`;
+    const text = `${head}\n${s.text}\n`;
+    writeFileSync(join(outDir, `${prefix}${name}.txt`), text);
+    process.stdout.write(`${text}\n`);
+    summary[name] = { cpuUsPerUnit: perUnit, ...s, text: undefined };
+  }
+  writeFileSync(join(outDir, `${prefix}summary.json`), `${JSON.stringify(summary, null, 2)}\n`);
+  log(`profiles and summaries in ${outDir}`);
+}
+
+try {
+  await main();
+} finally {
+  for (const c of ctx.children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,94 @@
+/**
+ * `model-gateway check`: load and validate the config as `serve` would, show what it
+ * does as tables, and with `--probe` call every provider for real. Invalid config: the
+ * loader's ConfigError (every issue with its path) ends it with exit 1; so does any
+ * problem the probe finds.
+ */
+import { loadConfig } from '../../config/load.js';
+import { ExitError } from '../../errors.js';
+import { chalkFor } from '../colour.js';
+import { configWarnings, groupsTable, modelsTable, providersTable } from '../describe-config.js';
+import type { CliIo } from '../io.js';
+import { probeProvider, probeTargets, problemsOf, type ProviderProbe } from '../probe.js';
+import { capabilityTable, probeProvidersTable } from '../probe-report.js';
+import { REPLY_MAX_TOKENS, TOOL_MAX_TOKENS } from '../probe-requests.js';
+import { clientUrl } from '../snippets.js';
+import { startSpinner } from '../spinner.js';
+
+export const DEFAULT_PROBE_TIMEOUT_MS = 10_000;
+
+export interface CheckFlags {
+  config?: string;
+  probe?: boolean;
+  timeout?: number;
+  color: boolean;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
+  const { config, source } = await loadConfig({
+    ...(flags.config !== undefined ? { configPath: flags.config } : {}),
+    cwd: io.cwd,
+    env: io.env,
+  });
+  const c = chalkFor(io.stdout, io.env, flags.color);
+  const write = (text: string) => io.stdout.write(text);
+  const heading = (text: string) => write(`\n${c.bold.underline(text)}\n`);
+
+  const mib = config.server.maxBodyBytes / (1024 * 1024);
+  write(`${c.bold('config'.padEnd(8))}${source.description}\n`);
+  write(`${c.bold('server'.padEnd(8))}${clientUrl(config.server)} (request bodies up to ${Number.isInteger(mib) ? `${mib} MiB` : `${config.server.maxBodyBytes} bytes`})\n`);
+  heading('Providers');
+  write(providersTable(config, c));
+  heading('Models');
+  write(modelsTable(config, c));
+  write(c.gray('  native: passed through as sent; → p: translated to protocol p; —: not allowed for this model\n'));
+  heading('Key groups');
+  write(config.keyGroups.size > 0 ? groupsTable(config, c) : `  ${c.yellow('none')}\n`);
+
+  const warnings = configWarnings(config);
+  if (warnings.length > 0) {
+    heading('Warnings');
+    for (const w of warnings) write(`  ${c.yellow('!')} ${w}\n`);
+  }
+  write(`\n${c.green('✔')} The config is valid${warnings.length > 0 ? ` (${plural(warnings.length, 'warning')})` : ''}.\n`);
+  if (!flags.probe) return;
+
+  const timeoutMs = flags.timeout ?? DEFAULT_PROBE_TIMEOUT_MS;
+  const cErr = chalkFor(io.stderr, io.env, flags.color);
+  heading('Probe');
+  write(
+    c.gray(
+      `  per model: a reply, a stream, a forced tool call (at most ${REPLY_MAX_TOKENS}/${TOOL_MAX_TOKENS} output tokens, ${timeoutMs / 1000}s per request)\n`,
+    ),
+  );
+  const targets = probeTargets(config);
+  const probes: ProviderProbe[] = [];
+  for (const provider of config.providers.values()) {
+    const mine = targets.get(provider.id) ?? [];
+    const spinner = startSpinner(io, cErr, `Probing ${provider.id} (${plural(mine.length, 'model')})…`);
+    const probe = await probeProvider(provider, mine, { timeoutMs });
+    probes.push(probe);
+    const problems = problemsOf(probe);
+    if (probe.reachable.verdict === 'failed') spinner.fail(`${provider.id}: unreachable`);
+    else if (probe.credential.verdict === 'refused') spinner.fail(`${provider.id}: credential refused`);
+    else if (problems.length > 0) spinner.warn(`${provider.id}: ${plural(problems.length, 'problem')}`);
+    else spinner.succeed(`${provider.id}: ok`);
+  }
+
+  heading('Provider answers');
+  write(probeProvidersTable(probes, c));
+  heading('Capabilities');
+  write(probes.some((p) => p.models.length > 0) ? capabilityTable(probes, c) : `  ${c.gray('no models')}\n`);
+  write(c.gray('  ok: worked; refused: the provider said no (4xx); failed: broke otherwise; unclear: cut at the output cap; —: not declared by the model\n'));
+
+  const problems = probes.flatMap(problemsOf);
+  if (problems.length === 0) {
+    write(`\n${c.green('✔')} Every provider answered; no problems found.\n`);
+    return;
+  }
+  heading(`${plural(problems.length, 'problem')}`);
+  for (const p of problems) write(`  ${c.red('✖')} ${p}\n`);
+  throw new ExitError(`check --probe found ${plural(problems.length, 'problem')}.`, 1);
+}

@@ -1,0 +1,103 @@
+/**
+ * `model-gateway env <client>`: exactly what to paste to point a client at the gateway.
+ * Only paste-able text goes to stdout (export lines, Codex's config.toml, `#` comments),
+ * so `eval "$(model-gateway env shell)"` works; notes go to stderr. Without --key the
+ * lines refer to $MODEL_GATEWAY_KEY instead of holding the secret.
+ */
+import { hashKey } from '../../config/keys.js';
+import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/types.js';
+import { ExitError } from '../../errors.js';
+import { groupAllowsModel } from '../../auth/authorize.js';
+import { findModel } from '../../routing/resolve-model.js';
+import type { CliIo } from '../io.js';
+import {
+  claudeModelFor,
+  clientSnippet,
+  clientUrl,
+  CODEX_ENV_KEY,
+  codexModelFor,
+  exportLines,
+  GATEWAY_KEY_VAR,
+  type ClientName,
+  type EnvValue,
+} from '../snippets.js';
+
+export interface EnvFlags {
+  key?: string;
+  model?: string;
+  config?: string;
+  url?: string;
+}
+
+/** `--url` as clients need it: no trailing slash, no `/v1` (each snippet adds it where that client wants it). */
+function normaliseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ExitError(`--url: "${url}" is not a URL (expected e.g. http://127.0.0.1:8787).`, 2);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ExitError(`--url: expected http:// or https://, got "${url}".`, 2);
+  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
+}
+
+/** --key and --model must make sense for the config: a wrong one would only fail later, inside the client. */
+function checkAgainst(config: Config, where: string, key: string | undefined, model: string | undefined): void {
+  const group = key === undefined ? undefined : config.keyGroups.get(config.keys.get(hashKey(key))?.group ?? '');
+  if (key !== undefined && group === undefined) {
+    throw new ExitError(`--key: this key (id ${hashKey(key).slice(0, 8)}) is not in any key group of ${where}.`, 1);
+  }
+  if (model === undefined) return;
+  if (!findModel(config, model)) throw new ExitError(`--model: "${model}" is not a model of ${where} (see model-gateway check).`, 1);
+  if (group && !groupAllowsModel(group, model)) throw new ExitError(`--model: key group "${group.name}" may not call "${model}".`, 1);
+}
+
+const headers = {
+  'claude-code': (url: string) => `# Claude Code → model-gateway at ${url}: run these in the shell that starts \`claude\``,
+  codex: (_url: string) => '# Codex: put this in ~/.codex/config.toml (or $CODEX_HOME/config.toml); model and model_provider go before any [table]',
+  openai: (url: string) => `# OpenAI SDKs (any language) → model-gateway at ${url}`,
+  anthropic: (url: string) => `# Anthropic SDKs (any language) → model-gateway at ${url}`,
+  shell: (url: string) => `# model-gateway at ${url}: Claude Code, the OpenAI and Anthropic SDKs, and Codex (its config.toml: model-gateway env codex)`,
+} as const satisfies Record<ClientName, (url: string) => string>;
+
+export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promise<void> {
+  // With --url the gateway may run elsewhere, on another config; read one only when asked to.
+  let config: Config | undefined;
+  let where = '';
+  if (flags.url === undefined || flags.config !== undefined) {
+    const loaded = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
+    config = loaded.config;
+    where = loaded.source.description;
+    checkAgainst(config, where, flags.key, flags.model);
+  }
+  let url: string;
+  if (flags.url !== undefined) url = normaliseUrl(flags.url);
+  else if (config!.server.port === 0) {
+    throw new ExitError('server.port is 0, so the port is only known once serve starts: pass --url with the URL its banner shows.', 1);
+  } else url = clientUrl(config!.server);
+
+  const key: EnvValue = flags.key !== undefined ? { text: flags.key } : { ref: GATEWAY_KEY_VAR };
+  const claudeModel = config ? claudeModelFor(config, flags.model) : flags.model;
+  const codexModel = config ? codexModelFor(config, flags.model) : (flags.model ?? 'gpt-5-codex');
+  const snippet = clientSnippet(client, { url, key, claudeModel, codexModel });
+
+  const lines: string[] = [headers[client](url)];
+  if ((client === 'claude-code' || client === 'shell') && claudeModel !== undefined && flags.model === undefined) {
+    lines.push(`# The config does not route Claude's own model names, so every model variable names "${claudeModel}" (pick another with --model).`);
+  }
+  if (snippet.toml) {
+    lines.push(...snippet.toml, '', `# and start codex where ${CODEX_ENV_KEY} holds the gateway key:`);
+  }
+  lines.push(...exportLines(snippet.env));
+  io.stdout.write(`${lines.join('\n')}\n`);
+
+  if (flags.key === undefined) {
+    const set = io.env[GATEWAY_KEY_VAR] !== undefined && io.env[GATEWAY_KEY_VAR] !== '';
+    io.stderr.write(
+      set
+        ? `These lines refer to $${GATEWAY_KEY_VAR} (set in this shell) rather than holding the key.\n`
+        : `Note: $${GATEWAY_KEY_VAR} is not set in this shell; set it to your gateway key (model-gateway init prints one) or pass --key.\n`,
+    );
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * A loaded config as `check` shows it: providers (credentials masked), models with the
+ * upstream protocol each inbound protocol will use, key groups with what they reach, and
+ * warnings about things that are valid but probably not meant.
+ */
+import type { ChalkInstance } from 'chalk';
+import type { Config, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
+import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
+import { planUpstream } from '../translate/plan.js';
+import { maskSecret } from './banner.js';
+import { groupsReaching, reachableModels } from './reach.js';
+import { formatTable, type Column } from './table.js';
+
+/** A set of protocols or features: "all" when complete, "none" when empty, else the names in canonical order. */
+export function listOf<T extends string>(set: ReadonlySet<T>, all: readonly T[]): string {
+  if (set.size === 0) return 'none';
+  if (all.every((x) => set.has(x))) return 'all';
+  return all.filter((x) => set.has(x)).join(', ');
+}
+export const protocolList = (set: ReadonlySet<Protocol>) => listOf(set, PROTOCOLS);
+export const featureList = (set: ReadonlySet<Feature>) => listOf(set, FEATURES);
+
+/** `provider/upstream`, or `provider (same name)` for a glob that sends the requested name. */
+export function servedBy(model: ModelConfig): string {
+  if (model.upstreamModel !== undefined) return `${model.provider}/${model.upstreamModel}`;
+  return model.isGlob ? `${model.provider} (name as sent)` : `${model.provider}/${model.pattern}`;
+}
+
+/** Which upstream protocol an inbound protocol reaches this model in: native, translated, or not allowed. */
+export function routeCell(model: ModelConfig, provider: ProviderConfig | undefined, inbound: Protocol, c: ChalkInstance): string {
+  if (!model.protocols.has(inbound) || !provider) return c.gray('—');
+  const plan = planUpstream(inbound, provider);
+  return plan.translator ? c.yellow(`→ ${plan.upstreamProtocol}`) : c.green('native');
+}
+
+export function providersTable(config: Config, c: ChalkInstance): string {
+  const columns: Column<ProviderConfig>[] = [
+    { header: 'provider', cell: (p) => p.id },
+    { header: 'type', cell: (p) => p.type },
+    { header: 'base URL', cell: (p) => (p.type === 'echo' ? c.gray('built in') : p.baseUrl) },
+    { header: 'speaks', cell: (p) => protocolList(p.protocols) },
+    { header: 'credential', cell: (p) => (p.type === 'echo' ? c.gray('not needed') : p.apiKey ? maskSecret(p.apiKey) : c.gray('none')) },
+  ];
+  return formatTable(columns, [...config.providers.values()], c);
+}
+
+export function modelsTable(config: Config, c: ChalkInstance): string {
+  const columns: Column<ModelConfig>[] = [
+    { header: 'model', cell: (m) => m.pattern },
+    { header: 'served by', cell: servedBy },
+    { header: 'protocols', cell: (m) => protocolList(m.protocols) },
+    { header: 'features', cell: (m) => featureList(m.features) },
+    // One column per inbound protocol: what a client speaking it gets.
+    ...PROTOCOLS.map((p): Column<ModelConfig> => ({ header: p, cell: (m) => routeCell(m, config.providers.get(m.provider), p, c) })),
+    { header: 'description', cell: (m) => m.description ?? '' },
+  ];
+  return formatTable(columns, [...config.models.values(), ...config.modelGlobs], c);
+}
+
+/** The names a group reaches: entries it reaches whole, and `names (via glob)` where only part of a glob. */
+export function reachList(config: Config, group: KeyGroupConfig): string {
+  const reach = reachableModels(config, group);
+  if (reach.length === 0) return 'nothing';
+  return reach.map((r) => (r.whole ? r.model.pattern : `${r.names.join(', ')} (via ${r.model.pattern})`)).join(', ');
+}
+
+export function groupsTable(config: Config, c: ChalkInstance): string {
+  const columns: Column<KeyGroupConfig>[] = [
+    { header: 'group', cell: (g) => g.name },
+    { header: 'keys', cell: (g) => (g.keys.length === 0 ? c.yellow('none') : g.keys.map((k) => k.name ?? k.id).join(', ')) },
+    { header: 'models', cell: (g) => g.models.join(', ') },
+    { header: 'protocols', cell: (g) => protocolList(g.protocols) },
+    { header: 'features', cell: (g) => featureList(g.features) },
+    { header: 'reaches', cell: (g) => reachList(config, g) },
+  ];
+  return formatTable(columns, [...config.keyGroups.values()], c);
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/** Valid, but likely not what was meant. Each names the config path it is about. */
+export function configWarnings(config: Config): string[] {
+  const out: string[] = [];
+  if (!LOOPBACK.has(config.server.host)) {
+    out.push(`server.host: "${config.server.host}" lets other machines reach the gateway; anyone with a key can use your providers`);
+  }
+  if (config.keyGroups.size === 0) out.push('keyGroups: none configured, so every request will be refused');
+  for (const g of config.keyGroups.values()) {
+    if (g.keys.length === 0) out.push(`keyGroups.${g.name}.keys: empty, so nobody can use this group`);
+  }
+  const models = [...config.models.values(), ...config.modelGlobs];
+  for (const p of config.providers.values()) {
+    if (!models.some((m) => m.provider === p.id)) out.push(`providers.${p.id}: no model uses it`);
+    // OpenAI and Anthropic always want a key; local openai-compatible servers usually do not.
+    if ((p.type === 'openai' || p.type === 'anthropic') && !p.apiKey) {
+      out.push(`providers.${p.id}.apiKey: not set; ${p.type === 'openai' ? 'OpenAI' : 'Anthropic'} will refuse the requests`);
+    }
+  }
+  if (config.keyGroups.size > 0) {
+    for (const m of models) {
+      if (groupsReaching(config, m).length === 0) out.push(`models.${m.pattern}: no key group may call it`);
+    }
+  }
+  return out;
+}

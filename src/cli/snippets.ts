@@ -1,0 +1,155 @@
+/**
+ * What each client needs to reach the gateway: environment variables and, for Codex,
+ * a config.toml provider block. One source for `model-gateway env` (export lines to
+ * paste) and the `serve` banner (one-line hints).
+ * @see ../../../shared/docs/clients.md section 1
+ */
+import type { Config, ServerConfig } from '../config/types.js';
+import { findModel } from '../routing/resolve-model.js';
+
+export const CLIENTS = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const;
+export type ClientName = (typeof CLIENTS)[number];
+
+/** The variable Codex reads the key from (`env_key`); its own OPENAI_API_KEY is left alone. */
+export const CODEX_ENV_KEY = 'MODEL_GATEWAY_API_KEY';
+/** The variable `init` tells users to set, and the snippets refer to when no key is given. */
+export const GATEWAY_KEY_VAR = 'MODEL_GATEWAY_KEY';
+
+/** A value is either text or a reference to another shell variable (`"$NAME"`). */
+export type EnvValue = { readonly text: string } | { readonly ref: string };
+
+export interface EnvVar {
+  readonly name: string;
+  readonly value: EnvValue;
+}
+
+export interface SnippetInput {
+  /** The gateway's base URL without `/v1` and without a trailing slash. */
+  readonly url: string;
+  readonly key: EnvValue;
+  /** Set: Claude Code's model variables all name this model. */
+  readonly claudeModel?: string | undefined;
+  /** The `model` line of Codex's config.toml. */
+  readonly codexModel: string;
+}
+
+export interface Snippet {
+  readonly env: readonly EnvVar[];
+  /** Codex only: the config.toml lines. */
+  readonly toml?: readonly string[];
+}
+
+const text = (t: string): EnvValue => ({ text: t });
+const v = (name: string, value: EnvValue): EnvVar => ({ name, value });
+
+/** Claude Code's model variables: the main model, the background one, and the picker's three families. */
+export const CLAUDE_MODEL_VARS = [
+  'ANTHROPIC_MODEL',
+  'ANTHROPIC_SMALL_FAST_MODEL',
+  'ANTHROPIC_DEFAULT_OPUS_MODEL',
+  'ANTHROPIC_DEFAULT_SONNET_MODEL',
+  'ANTHROPIC_DEFAULT_HAIKU_MODEL',
+] as const;
+
+export function claudeCodeEnv(input: SnippetInput): EnvVar[] {
+  return [
+    // No /v1: Claude Code appends /v1/messages itself.
+    v('ANTHROPIC_BASE_URL', text(input.url)),
+    // Sent as `Authorization: Bearer`; the gateway takes that or x-api-key (ANTHROPIC_API_KEY) alike.
+    v('ANTHROPIC_AUTH_TOKEN', input.key),
+    ...(input.claudeModel === undefined ? [] : CLAUDE_MODEL_VARS.map((name) => v(name, text(input.claudeModel!)))),
+    // Otherwise Claude Code keeps trying to reach Anthropic directly (telemetry, warm-up).
+    v('DISABLE_TELEMETRY', text('1')),
+    v('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC', text('1')),
+  ];
+}
+
+/** Codex reads only its config.toml (OPENAI_BASE_URL is ignored) and speaks only the Responses API. */
+export function codexToml(input: SnippetInput): string[] {
+  const q = (s: string) => JSON.stringify(s); // a TOML basic string takes JSON's escapes
+  return [
+    `model = ${q(input.codexModel)}`,
+    'model_provider = "model-gateway"',
+    '',
+    '[model_providers.model-gateway]',
+    'name = "model-gateway"',
+    `base_url = ${q(`${input.url}/v1`)}`,
+    `env_key = "${CODEX_ENV_KEY}"`,
+    'wire_api = "responses"',
+  ];
+}
+
+export const openaiEnv = (input: SnippetInput): EnvVar[] => [
+  v('OPENAI_BASE_URL', text(`${input.url}/v1`)),
+  v('OPENAI_API_KEY', input.key),
+];
+
+export const anthropicEnv = (input: SnippetInput): EnvVar[] => [
+  v('ANTHROPIC_BASE_URL', text(input.url)),
+  v('ANTHROPIC_API_KEY', input.key),
+];
+
+export function clientSnippet(client: ClientName, input: SnippetInput): Snippet {
+  switch (client) {
+    case 'claude-code':
+      return { env: claudeCodeEnv(input) };
+    case 'codex':
+      return { env: [v(CODEX_ENV_KEY, input.key)], toml: codexToml(input) };
+    case 'openai':
+      return { env: openaiEnv(input) };
+    case 'anthropic':
+      return { env: anthropicEnv(input) };
+    case 'shell':
+      // ANTHROPIC_AUTH_TOKEN serves Claude Code and the Anthropic SDKs alike; adding ANTHROPIC_API_KEY
+      // would make both warn that two credentials are set.
+      return { env: [...claudeCodeEnv(input), ...openaiEnv(input), v(CODEX_ENV_KEY, input.key)] };
+  }
+}
+
+/** Single-quotes a value unless it is made only of characters no shell treats specially. */
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+function render(value: EnvValue, quote: boolean): string {
+  if ('ref' in value) return `"$${value.ref}"`;
+  return quote ? shellQuote(value.text) : value.text;
+}
+
+/** `export NAME=value` lines, quoted for a POSIX shell. */
+export function exportLines(env: readonly EnvVar[]): string[] {
+  return env.map((e) => `export ${e.name}=${render(e.value, true)}`);
+}
+
+/** `A=1 B=2` for a one-line command prefix; unquoted, for reading (the banner's placeholders stay readable). */
+export function inlineEnv(env: readonly EnvVar[]): string {
+  return env.map((e) => `${e.name}=${render(e.value, false)}`).join(' ');
+}
+
+/**
+ * The URL clients use for a server section: a wildcard listen address is reached on
+ * loopback, an IPv6 literal goes in brackets.
+ */
+export function clientUrl(server: Pick<ServerConfig, 'host' | 'port'>): string {
+  const host = server.host === '0.0.0.0' ? '127.0.0.1' : server.host === '::' ? '::1' : server.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+}
+
+/** The first exact model name: something the hints can name when the client's own default would not resolve. */
+export function exampleModel(config: Config): string | undefined {
+  return config.models.keys().next().value;
+}
+
+/** Claude Code asks for Claude names; when the config does not route them, map all its model variables to one that is. */
+export function claudeModelFor(config: Config, requested?: string): string | undefined {
+  if (requested !== undefined) return requested;
+  const example = exampleModel(config);
+  return example !== undefined && !findModel(config, 'claude-sonnet-4-5') ? example : undefined;
+}
+
+/** Codex's config.toml always names a model: the requested one, Codex's own when it routes, else an exact one that does. */
+export function codexModelFor(config: Config, requested?: string): string {
+  if (requested !== undefined) return requested;
+  const example = exampleModel(config);
+  return example !== undefined && !findModel(config, 'gpt-5-codex') ? example : 'gpt-5-codex';
+}

@@ -1,0 +1,243 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { diffConfig, type ConfigChange } from './diff.js';
+import { parseConfig } from './parse.js';
+
+type Raw = Record<string, any>;
+
+const ALICE_KEY = 'alice-secret-key-0001';
+const BOB_KEY = 'bob-secret-key-0002';
+const idOf = (key: string) => createHash('sha256').update(key).digest('hex').slice(0, 8);
+
+/** A small valid config; each case edits a fresh copy. */
+const base = (): Raw => ({
+  server: { host: '127.0.0.1', port: 8787 },
+  providers: {
+    openai: { type: 'openai', apiKey: 'sk-openai-old-secret', headers: { 'OpenAI-Organization': 'org-old' } },
+    ollama: { type: 'openai-compatible', baseUrl: 'http://127.0.0.1:11434/v1' },
+    echo: { type: 'echo' },
+  },
+  models: {
+    'gpt-4.1': { provider: 'openai', features: ['tools', 'streaming'] },
+    'qwen-*': { provider: 'ollama' },
+    echo: { provider: 'echo' },
+  },
+  keyGroups: {
+    dev: { keys: [{ name: 'alice', key: ALICE_KEY }], models: ['*'] },
+    ci: { keys: [BOB_KEY], models: ['gpt-4.1'], protocols: ['chat'] },
+  },
+});
+
+const cases: [string, (c: Raw) => void, ConfigChange[]][] = [
+  ['nothing', () => {}, []],
+  [
+    'a key added, by name',
+    (c) => c.keyGroups.dev.keys.push({ name: 'carol', key: 'carol-secret-key-0003' }),
+    [{ section: 'key', op: 'added', name: 'dev:carol', fields: [] }],
+  ],
+  [
+    'an unnamed key removed, by its short id',
+    (c) => (c.keyGroups.ci.keys = ['ci-replacement-key']),
+    [
+      { section: 'key', op: 'removed', name: `ci:${idOf(BOB_KEY)}`, fields: [] },
+      { section: 'key', op: 'added', name: `ci:${idOf('ci-replacement-key')}`, fields: [] },
+    ],
+  ],
+  [
+    'the same key written as its sha256 form is no change',
+    (c) => (c.keyGroups.ci.keys = [`sha256:${createHash('sha256').update(BOB_KEY).digest('hex').toUpperCase()}`]),
+    [],
+  ],
+  [
+    'a key moved to another group and renamed',
+    (c) => {
+      c.keyGroups.ci.keys = [];
+      c.keyGroups.dev.keys.push({ name: 'bob', key: BOB_KEY });
+    },
+    [
+      {
+        section: 'key',
+        op: 'changed',
+        name: 'dev:bob',
+        fields: [
+          { field: 'group', from: 'ci', to: 'dev' },
+          { field: 'name', from: '(none)', to: 'bob' },
+        ],
+      },
+    ],
+  ],
+  [
+    'a group added with its key',
+    (c) => (c.keyGroups.staging = { keys: [{ name: 'dana', key: 'dana-secret-key-0004' }], models: ['qwen-*', 'echo'] }),
+    [
+      { section: 'group', op: 'added', name: 'staging', detail: '1 key, models qwen-*, echo', fields: [] },
+      { section: 'key', op: 'added', name: 'staging:dana', fields: [] },
+    ],
+  ],
+  [
+    'a group removed lists its keys as removed too',
+    (c) => delete c.keyGroups.ci,
+    [
+      { section: 'group', op: 'removed', name: 'ci', detail: '1 key, models gpt-4.1', fields: [] },
+      { section: 'key', op: 'removed', name: `ci:${idOf(BOB_KEY)}`, fields: [] },
+    ],
+  ],
+  [
+    'a group allowed more',
+    (c) => {
+      c.keyGroups.ci.models = ['gpt-4.1', 'qwen-*'];
+      c.keyGroups.ci.protocols = ['chat', 'responses'];
+      c.keyGroups.ci.features = ['streaming'];
+    },
+    [
+      {
+        section: 'group',
+        op: 'changed',
+        name: 'ci',
+        fields: [
+          { field: 'models', from: 'gpt-4.1', to: 'gpt-4.1, qwen-*' },
+          { field: 'protocols', from: 'chat', to: 'responses, chat' },
+          { field: 'features', from: 'tools, images, streaming, reasoning', to: 'streaming' },
+        ],
+      },
+    ],
+  ],
+  [
+    'a model re-mapped to another provider and upstream name',
+    (c) => (c.models['gpt-4.1'] = { provider: 'ollama', upstreamModel: 'qwen2.5-coder:7b', features: ['tools', 'streaming'] }),
+    [{ section: 'model', op: 'changed', name: 'gpt-4.1', fields: [{ field: 'route', from: 'openai', to: 'ollama/qwen2.5-coder:7b' }] }],
+  ],
+  [
+    'a glob model added and one removed',
+    (c) => {
+      delete c.models['qwen-*'];
+      c.models['claude-*'] = { provider: 'echo', upstreamModel: 'echo' };
+    },
+    [
+      { section: 'model', op: 'removed', name: 'qwen-*', detail: '→ ollama', fields: [] },
+      { section: 'model', op: 'added', name: 'claude-*', detail: '→ echo/echo', fields: [] },
+    ],
+  ],
+  [
+    'model features, description and output limit',
+    (c) => (c.models['gpt-4.1'] = { provider: 'openai', features: ['tools'], description: 'Fast', maxOutputTokens: 4096 }),
+    [
+      {
+        section: 'model',
+        op: 'changed',
+        name: 'gpt-4.1',
+        fields: [
+          { field: 'features', from: 'tools, streaming', to: 'tools' },
+          { field: 'description', from: '(none)', to: 'Fast' },
+          { field: 'maxOutputTokens', from: '(none)', to: '4096' },
+        ],
+      },
+    ],
+  ],
+  [
+    'a provider credential and header value change without their values',
+    (c) => {
+      c.providers.openai.apiKey = 'sk-openai-new-secret';
+      c.providers.openai.headers = { 'OpenAI-Organization': 'org-new', 'X-Extra': 'v' };
+    },
+    [
+      {
+        section: 'provider',
+        op: 'changed',
+        name: 'openai',
+        fields: [
+          { field: 'credential', secret: true },
+          { field: 'headers.OpenAI-Organization', secret: true },
+          { field: 'headers.X-Extra', secret: true },
+        ],
+      },
+    ],
+  ],
+  [
+    'a provider moved, given protocols and timeouts',
+    (c) => {
+      c.providers.ollama = {
+        type: 'openai-compatible',
+        baseUrl: 'http://10.0.0.5:8000/v1/',
+        protocols: ['chat', 'responses'],
+        timeouts: { connectMs: 2000 },
+      };
+    },
+    [
+      {
+        section: 'provider',
+        op: 'changed',
+        name: 'ollama',
+        fields: [
+          { field: 'baseUrl', from: 'http://127.0.0.1:11434/v1', to: 'http://10.0.0.5:8000/v1' },
+          { field: 'protocols', from: 'chat', to: 'responses, chat' },
+          { field: 'timeouts.connectMs', from: '10000', to: '2000' },
+        ],
+      },
+    ],
+  ],
+  [
+    'a provider added with its model, one removed with its model',
+    (c) => {
+      c.providers.anthropic = { type: 'anthropic', apiKey: 'sk-ant-secret' };
+      c.models['claude-sonnet'] = { provider: 'anthropic', upstreamModel: 'claude-sonnet-4-5' };
+      delete c.providers.ollama;
+      delete c.models['qwen-*'];
+    },
+    [
+      { section: 'provider', op: 'removed', name: 'ollama', detail: 'openai-compatible, http://127.0.0.1:11434/v1', fields: [] },
+      { section: 'provider', op: 'added', name: 'anthropic', detail: 'anthropic, https://api.anthropic.com', fields: [] },
+      { section: 'model', op: 'removed', name: 'qwen-*', detail: '→ ollama', fields: [] },
+      { section: 'model', op: 'added', name: 'claude-sonnet', detail: '→ anthropic/claude-sonnet-4-5', fields: [] },
+    ],
+  ],
+  [
+    'server fields',
+    (c) => (c.server = { host: '0.0.0.0', port: 9000, maxBodyBytes: 1024 }),
+    [
+      {
+        section: 'server',
+        op: 'changed',
+        name: 'server',
+        fields: [
+          { field: 'host', from: '127.0.0.1', to: '0.0.0.0' },
+          { field: 'port', from: '8787', to: '9000' },
+          { field: 'maxBodyBytes', from: '33554432', to: '1024' },
+        ],
+      },
+    ],
+  ],
+];
+
+describe('diffConfig', () => {
+  it.each(cases)('%s', (_name, edit, expected) => {
+    const after = base();
+    edit(after);
+    expect(diffConfig(parseConfig(base(), { env: {} }), parseConfig(after, { env: {} }))).toEqual(expected);
+  });
+
+  it('orders sections providers, models, groups, keys, server', () => {
+    const after = base();
+    after.server.port = 1;
+    after.keyGroups.dev.keys.push('new-key-000000000');
+    after.keyGroups.ci.models = ['*'];
+    after.models.extra = { provider: 'echo' };
+    after.providers.echo2 = { type: 'echo' };
+    const sections = diffConfig(parseConfig(base(), { env: {} }), parseConfig(after, { env: {} })).map((c) => c.section);
+    expect(sections).toEqual(['provider', 'model', 'group', 'key', 'server']);
+  });
+
+  it('never carries a secret: gateway keys, credentials and header values stay out of every change', () => {
+    const after = base();
+    after.providers.openai.apiKey = 'sk-openai-new-secret';
+    after.providers.openai.headers = { 'OpenAI-Organization': 'org-new' };
+    delete after.keyGroups.dev;
+    after.keyGroups.ci.keys.push({ name: 'eve', key: 'eve-secret-key-0005' });
+    const text = JSON.stringify(diffConfig(parseConfig(base(), { env: {} }), parseConfig(after, { env: {} })));
+    for (const secret of [ALICE_KEY, BOB_KEY, 'eve-secret-key-0005', 'sk-openai-old-secret', 'sk-openai-new-secret', 'org-old', 'org-new']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('dev:alice');
+    expect(text).toContain('ci:eve');
+  });
+});
