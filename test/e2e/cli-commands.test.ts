@@ -5,7 +5,7 @@
  * real `bin/` launcher in a child process (it runs `dist/`, so build first: `npm test` does).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +47,15 @@ function harness(env: Record<string, string | undefined> = {}, cwd = tempDir()):
   };
 }
 
-const tempDir = () => mkdtempSync(join(tmpdir(), 'mgw-cmd-'));
+const tempDirs: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mgw-cmd-'));
+  tempDirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 function writeConfig(dir: string, config: unknown, name = 'gateway.config.json'): string {
   const file = join(dir, name);
@@ -299,7 +307,7 @@ describe('model-gateway init', () => {
   it('points $schema at ./node_modules/model-gateway when the project has it installed', async () => {
     const dir = tempDir();
     const schemaDir = join(dir, 'node_modules', 'model-gateway', 'schema');
-    await import('node:fs').then((fs) => fs.mkdirSync(schemaDir, { recursive: true }));
+    mkdirSync(schemaDir, { recursive: true });
     writeFileSync(join(schemaDir, 'gateway.schema.json'), '{}');
     const h = harness({}, dir);
     expect(await run(['init'], h.io)).toBe(0);
