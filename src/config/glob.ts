@@ -37,18 +37,18 @@ export function compileGlob(pattern: string): RegExp {
 
 /** Whether `name` matches `pattern` (an exact name or a glob). */
 export function matchGlob(pattern: string, name: string): boolean {
-  if (!isGlob(pattern)) return pattern === name;
-  let re = compiled.get(pattern);
-  if (!re) {
-    re = compileGlob(pattern);
-    compiled.set(pattern, re);
+  let matcher = matchers.get(pattern);
+  if (!matcher) {
+    const re = isGlob(pattern) ? compileGlob(pattern) : undefined;
+    matcher = re ? (n) => re.test(n) : (n) => n === pattern;
+    matchers.set(pattern, matcher);
   }
-  return re.test(name);
+  return matcher(name);
 }
 
 // Patterns come from the config, so this memo stays as small as the config; it
-// keeps routing and allow-list checks from compiling a RegExp on every request.
-const compiled = new Map<string, RegExp>();
+// keeps routing and allow-list checks from testing and compiling patterns on every request.
+const matchers = new Map<string, (name: string) => boolean>();
 
 function literalCount(pattern: string): number {
   let n = 0;

@@ -35,16 +35,39 @@ export function createLogger(options: LoggerOptions): Logger {
     // A log file that cannot be written must not take the gateway down.
     file.on('error', (err) => out.write(chalk.red(`log file ${options.logFile}: ${err.message}\n`)));
   }
+  // Lines are gathered and written once per turn of the event loop: under load that is one write
+  // (a system call when stdout is a file) for many requests instead of one each, and none of it
+  // happens while a response is being sent.
+  let lines = '';
+  let entries = '';
+  let scheduled = false;
+  const flush = () => {
+    scheduled = false;
+    if (lines !== '') out.write(lines);
+    if (entries !== '') file?.write(entries);
+    lines = '';
+    entries = '';
+  };
+  const schedule = () => {
+    if (!scheduled) {
+      scheduled = true;
+      setImmediate(flush);
+    }
+  };
   return {
     verbose,
     request(record) {
-      out.write(`${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`);
-      file?.write(`${JSON.stringify(toJsonEntry(record))}\n`);
+      lines += `${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`;
+      if (file) entries += `${JSON.stringify(toJsonEntry(record))}\n`;
+      schedule();
     },
+    // Notices are rare (start, reload, stop) and must not wait: written at once, after any pending lines.
     info(text) {
-      out.write(`${text}\n`);
+      lines += `${text}\n`;
+      flush();
     },
     close() {
+      flush();
       return new Promise((resolve) => (file ? file.end(resolve) : resolve()));
     },
   };

@@ -45,7 +45,12 @@ const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
 const NONE: ReadonlySet<Feature> = new Set();
 
-const newRequestId = () => `req_${randomBytes(12).toString('hex')}`;
+/** Request ids: a random prefix per handler and a counter, so no entropy is drawn per request. */
+function requestIds(): () => string {
+  const prefix = `req_${randomBytes(6).toString('hex')}`;
+  let n = 0;
+  return () => `${prefix}${(++n).toString(36).padStart(6, '0')}`;
+}
 
 /** Before routing succeeds, guess which protocol's error shape the caller reads. */
 function guessProtocol(path: string, req: IncomingMessage): Protocol {
@@ -53,6 +58,7 @@ function guessProtocol(path: string, req: IncomingMessage): Protocol {
 }
 
 export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
+  const newRequestId = requestIds();
   return function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
     const record: RequestRecord = {

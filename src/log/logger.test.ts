@@ -1,0 +1,56 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from './logger.js';
+import type { RequestRecord } from './record.js';
+
+const record = (n: number): RequestRecord => ({
+  id: `req_${n}`,
+  startedAt: Date.UTC(2026, 0, 1, 12, 0, n),
+  start: 0,
+  method: 'POST',
+  path: '/v1/messages',
+  status: 200,
+  model: 'm',
+  provider: 'p',
+  upstreamModel: 'u',
+  keyGroup: 'dev',
+  keyId: 'abcd1234',
+  durationMs: 12,
+});
+
+describe('createLogger', () => {
+  it('gathers request lines into one write per turn of the event loop, in order', async () => {
+    const writes: string[] = [];
+    const logger = createLogger({ out: { write: (s: string) => writes.push(s) }, chalk: new Chalk({ level: 0 }) });
+    logger.request(record(1));
+    logger.request(record(2));
+    logger.request(record(3));
+    expect(writes).toEqual([]);
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.trim().split('\n').map((l) => l.split(' ')[1])).toEqual(['200', '200', '200']);
+    expect(writes[0]).toMatch(/m → p\/u dev:abcd1234 12ms\n.*\n.*12ms\n$/);
+  });
+
+  it('writes notices at once, after the lines still pending', () => {
+    const writes: string[] = [];
+    const logger = createLogger({ out: { write: (s: string) => writes.push(s) }, chalk: new Chalk({ level: 0 }) });
+    logger.request(record(1));
+    logger.info('stopping');
+    expect(writes.join('')).toMatch(/POST \/v1\/messages[^\n]*\nstopping\n$/);
+  });
+
+  it('flushes the log file on close, one JSON object per line', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mgw-logger-')), 'requests.jsonl');
+    const logger = createLogger({ out: { write: () => undefined }, chalk: new Chalk({ level: 0 }), logFile: file });
+    logger.request(record(1));
+    logger.request(record(2));
+    await logger.close();
+    const entries = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; time: string });
+    expect(entries.map((e) => e.id)).toEqual(['req_1', 'req_2']);
+    expect(entries[0]!.time).toBe('2026-01-01T12:00:01.000Z');
+  });
+});
