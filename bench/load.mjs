@@ -49,7 +49,7 @@ function noteError(message) {
 /** One request, timed. Streams are checked event by event against what the fake upstream sends. */
 async function once() {
   const t0 = now();
-  const res = { ok: false, latencyMs: 0, ttfbMs: undefined, maxGapMs: 0, events: 0 };
+  const res = { ok: false, latencyMs: 0, ttfbMs: undefined, maxGapMs: 0, events: 0, reads: 0 };
   try {
     const { statusCode, body: rb } = await pool.request({
       method: 'POST',
@@ -73,6 +73,7 @@ async function once() {
       if (res.ttfbMs === undefined) res.ttfbMs = t - t0;
       else if (t - last > res.maxGapMs) res.maxGapMs = t - last;
       last = t;
+      res.reads++;
       parts.push(chunk);
     }
     res.latencyMs = now() - t0;
@@ -130,12 +131,16 @@ function checkStream(text, res) {
   return undefined;
 }
 
+/** Hard cap on requests per loop, so even a zero-latency target cannot spin forever. */
+const MAX_REQUESTS = 10_000_000;
+
 /** Closed loop: `concurrency` workers until the deadline (or `count` starts); returns when the last finishes. */
 async function closedLoop(concurrency, durationMs, count, record) {
   const deadline = now() + durationMs;
+  const limit = Math.min(count ?? MAX_REQUESTS, MAX_REQUESTS);
   let started = 0;
   const worker = async () => {
-    while ((count === undefined ? now() < deadline : started < count) && (count !== undefined || started < 10_000_000)) {
+    while (started < limit && (count !== undefined || now() < deadline)) {
       started++;
       const r = await once();
       record?.(r);
@@ -171,6 +176,8 @@ async function requestsMode() {
     out.ttfbMs = summarize(ok.map((r) => r.ttfbMs));
     out.maxGapMs = summarize(ok.map((r) => r.maxGapMs));
     out.events = summarize(results.map((r) => r.events));
+    // Body reads per stream: a buffering proxy would deliver a stream in a few reads instead of ~one per event.
+    out.reads = summarize(ok.map((r) => r.reads));
   }
   return out;
 }

@@ -14,7 +14,7 @@
  *
  *   npm run bench                 full run (3 rounds, ~10 minutes)
  *   npm run bench -- --quick      1 round, short phases (smoke test, ~1.5 minutes)
- *   options: --rounds N  --soak SECONDS (gateway soak, default 15)  --tool wrk|autocannon  --no-pin
+ *   options: --rounds N  --soak SECONDS (default 15)  --tool wrk|autocannon  --no-pin
  *            --out FILE  --keep (keep the scratch dir)
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -179,6 +179,7 @@ async function measureTarget(target, upstream) {
     st1TtfbP50Ms: st1.ttfbMs?.p50,
     st1GapP50Ms: st1.maxGapMs?.p50,
     st1GapMaxMs: st1.maxGapMs?.max,
+    st1ReadsP50: st1.reads?.p50,
     st50CpuUs: (st50.sutCpuS * 1e6) / st50.completed,
     st50Streams: st50.completed,
     st50TtfbP50Ms: st50.ttfbMs?.p50,
@@ -330,9 +331,11 @@ async function main() {
     const names = ['direct', 'reference', 'gateway'];
     const order = [...names.slice(r % 3), ...names.slice(0, r % 3)];
     log(`\nround ${r + 1}/${D.rounds}: ${order.join(' → ')}`);
+    const background = await backgroundLoad(1000);
+    log(`  (cores busy ${background.join('/')}% with nothing under test)`);
     const upstream = await startUpstream(place, place.loadCore);
     live.add(upstream.child);
-    const round = { order, targets: {} };
+    const round = { order, backgroundBusyPct: background, targets: {} };
     try {
       for (const name of order) {
         log(`  ${name}`);

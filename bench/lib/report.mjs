@@ -43,6 +43,8 @@ const ROWS = [
   { section: 'Memory (gateway)' },
   { key: 'memIdle', label: 'RSS idle', unit: 'MB', target: ['<=', 70], f: (g) => g.memIdleMb },
   { key: 'memPeak50', label: 'peak RSS, <= 50 concurrent', unit: 'MB', target: ['<=', 150], f: (g) => g.memPeak50Mb },
+  { key: 'memPeakSmall', label: 'peak RSS after the small-request phase only (c=50)', unit: 'MB', f: (g) => g.hwmAfterMb?.throughput },
+  { key: 'refMemPeak50', label: 'peak RSS, <= 50 concurrent, reference', unit: 'MB', f: (g, r) => r.memPeak50Mb },
   { key: 'memPeak500', label: 'peak RSS, 500 concurrent streams', unit: 'MB', target: ['<=', 300], f: (g) => g.memPeak500Mb },
   { key: 'soakGrowth', label: 'RSS growth over the soak', unit: '%', target: ['<=', 10], f: (g) => g.soakGrowthPct },
   { key: 'refSoakGrowth', label: 'RSS growth over the soak, reference', unit: '%', f: (g, r) => r.soakGrowthPct },
@@ -72,6 +74,7 @@ const ABSOLUTE = [
   ['olCpuPct', 'SUT CPU % at 500 req/s', 0],
   ['st1TtfbP50Ms', 'SSE time to first byte p50 ms', 2],
   ['st1GapP50Ms', 'SSE max gap, median stream ms', 2],
+  ['st1ReadsP50', 'SSE body reads per stream (serial)', 0],
   ['st50CpuUs', 'CPU µs/stream (50 concurrent)', 0],
   ['st50Streams', 'streams completed (50 concurrent)', 0],
   ['bigStTtfbP50Ms', '100 KB SSE time to first byte ms', 2],
@@ -129,6 +132,7 @@ export function report(meta, rounds) {
     `machine load: loadavg ${meta.loadavgBefore.map((x) => x.toFixed(2)).join(' ')} before, ${meta.loadavgAfter.map((x) => x.toFixed(2)).join(' ')} after; ` +
       `${meta.idleCoreBusyPctBefore.join('/')}% core busy with nothing under test`,
   );
+  lines.push(`cores busy with nothing under test, before each round: ${rounds.map((rd) => (rd.backgroundBusyPct ?? []).join('/')).join(', ')}%`);
   lines.push('Ratios and deltas are computed within each round; median [min – max] across rounds. Targets from issue 4, judged on the median.');
   for (const row of rows) {
     if (row.section) {
