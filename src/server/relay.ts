@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
 import type { RequestRecord } from '../log/record.js';
 import { protocolSpecs } from '../protocols/registry.js';
-import { parseJson } from '../protocols/json.js';
+import { lastUsageObject, parseJson } from '../protocols/json.js';
 import type { Protocol } from '../protocols/types.js';
 import { transportError } from '../providers/http.js';
 import { passBackHeaders } from '../providers/response-headers.js';
@@ -60,11 +60,14 @@ export async function relay(upstream: UpstreamResponse, ctx: RelayContext): Prom
   if (contentType.includes('text/event-stream')) return pipeStream(upstream, headers, ctx);
 
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
-  const json = contentType.includes('json') ? parseJson(body.toString('utf8')) : undefined;
-  ctx.record.usage = protocolSpecs[ctx.protocol].usage(json);
-  if (ctx.verbose) Object.assign((ctx.record.detail ??= {}), { responseHeaders: headers, responseBody: json ?? body.toString('utf8') });
   ctx.res.writeHead(upstream.status, { ...headers, 'content-length': body.length });
   ctx.res.end(body);
+  // The answer is on its way; usage for the log comes after, from the `usage` object alone when it can.
+  const isJson = contentType.includes('json');
+  const whole = ctx.verbose && isJson ? parseJson(body.toString('utf8')) : undefined;
+  const usage = whole ?? (isJson ? lastUsageObject(body) : undefined);
+  ctx.record.usage = protocolSpecs[ctx.protocol].usage(whole ?? (usage ? { usage } : isJson ? parseJson(body.toString('utf8')) : undefined));
+  if (ctx.verbose) Object.assign((ctx.record.detail ??= {}), { responseHeaders: headers, responseBody: whole ?? body.toString('utf8') });
 }
 
 function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>, ctx: RelayContext): Promise<void> {

@@ -48,3 +48,16 @@ describe('renameModel', () => {
     }
   });
 });
+
+describe('renameModel: escapes next to quotes', () => {
+  it.each([
+    ['an escaped backslash before the closing quote', '{"a":"x\\\\","model":"a"}', '{"a":"x\\\\","model":"b"}'],
+    ['escaped quotes and backslashes in a row', '{"a":"\\\\\\"model\\\\\\"","model":"a"}', '{"a":"\\\\\\"model\\\\\\"","model":"b"}'],
+    ['a key made of backslashes', '{"\\\\":1,"model":"a"}', '{"\\\\":1,"model":"b"}'],
+    ['an empty string before', '{"":"","model":"a"}', '{"":"","model":"b"}'],
+  ])('%s', (_name, input, expected) => {
+    const raw = Buffer.from(input);
+    expect(JSON.parse(input)).toBeDefined();
+    expect(renameModel(raw, JSON.parse(input) as Record<string, unknown>, 'b').toString()).toBe(expected);
+  });
+});

@@ -4,20 +4,10 @@
  * together (docs/performance.md, finding 3), so the new name is spliced into the
  * original bytes and every other byte goes upstream as the client sent it.
  */
+import { skipJsonString } from '../protocols/json.js';
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const MODEL_KEY = Buffer.from('"model"');
-
-/** Index just past the string that starts at `start` (which holds a quote). */
-function skipString(buf: Buffer, start: number): number {
-  for (let i = start + 1; i < buf.length; i++) {
-    const c = buf[i];
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
-  }
-  return buf.length;
-}
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
@@ -33,7 +23,7 @@ export function findModelValue(buf: Buffer): [number, number] | undefined {
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i];
     if (c === QUOTE) {
-      const end = skipString(buf, i);
+      const end = skipJsonString(buf, i);
       if (depth === 1 && expectKey) {
         expectKey = false;
         if (end - i === MODEL_KEY.length && buf.compare(MODEL_KEY, 0, MODEL_KEY.length, i, end) === 0) {
@@ -42,7 +32,7 @@ export function findModelValue(buf: Buffer): [number, number] | undefined {
           v++; // the colon
           while (isSpace(buf[v])) v++;
           if (buf[v] === QUOTE) {
-            const vEnd = skipString(buf, v);
+            const vEnd = skipJsonString(buf, v);
             found = [v, vEnd];
             i = vEnd - 1;
             continue;
