@@ -1,8 +1,11 @@
 /**
- * The provider for everything reached over HTTP: one undici Agent (keep-alive
- * pools per origin) per provider, with the provider's timeouts.
+ * The provider for everything reached over HTTP: one undici keep-alive Pool per
+ * provider (a provider has one origin), with the provider's timeouts. Calling the
+ * pool with a precomputed path skips what `undici.request(url)` does per call
+ * (URL parsing, the Agent's pool lookup): about a fifth of the gateway's own CPU
+ * per small request in the benchmark's profile.
  */
-import { Agent, errors, request, type Dispatcher } from 'undici';
+import { Pool, errors, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { credentialHeaders, endpointUrl } from './endpoints.js';
@@ -14,29 +17,42 @@ export interface HttpProviderDeps {
 }
 
 export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDeps = {}): Provider {
-  const ownAgent = deps.dispatcher
+  const base = new URL(config.baseUrl);
+  const ownPool = deps.dispatcher
     ? undefined
-    : new Agent({
+    : new Pool(base.origin, {
         connect: { timeout: config.timeouts.connectMs },
         headersTimeout: config.timeouts.headersMs,
         bodyTimeout: config.timeouts.idleMs,
         keepAliveTimeout: 30_000,
       });
-  const dispatcher = deps.dispatcher ?? ownAgent!;
+  const dispatcher = deps.dispatcher ?? ownPool!;
   const fixedHeaders = { ...config.headers, ...credentialHeaders(config) };
+  // The path of each endpoint, worked out once (the base URL may carry a path prefix such as /v1).
+  const paths = new Map<string, string>();
+  const pathFor = (protocol: UpstreamRequest['protocol'], operation: UpstreamRequest['operation']) => {
+    const key = `${protocol}:${operation}`;
+    let path = paths.get(key);
+    if (path === undefined) {
+      const url = new URL(endpointUrl(config, protocol, operation));
+      path = url.pathname + url.search;
+      paths.set(key, path);
+    }
+    return path;
+  };
 
   return {
     id: config.id,
     config,
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
-      const url = endpointUrl(config, req.protocol, req.operation);
       try {
-        const res = await request(url, {
+        const res = await dispatcher.request({
+          origin: base.origin,
+          path: pathFor(req.protocol, req.operation),
           method: 'POST',
           headers: { ...req.headers, ...fixedHeaders },
           body: req.body,
           signal: req.signal,
-          dispatcher,
         });
         return { status: res.statusCode, headers: res.headers, body: res.body };
       } catch (err) {
@@ -44,7 +60,7 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
       }
     },
     async close() {
-      await ownAgent?.close();
+      await ownPool?.close();
     },
   };
 }
