@@ -24,7 +24,8 @@ function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentTy
 
 export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayContext, t: Translation): Promise<void> {
   const { res, record } = ctx;
-  const upstreamIsStream = (passBackHeaders(upstream.headers)['content-type'] ?? '').includes('text/event-stream');
+  const upstreamType = upstream.headers['content-type'];
+  const upstreamIsStream = typeof upstreamType === 'string' && upstreamType.includes('text/event-stream');
   if (t.stream && upstreamIsStream) return pipeTranslatedStream(upstream, ctx, t);
 
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);

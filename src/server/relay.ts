@@ -62,12 +62,18 @@ export async function relay(upstream: UpstreamResponse, ctx: RelayContext): Prom
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
   ctx.res.writeHead(upstream.status, { ...headers, 'content-length': body.length });
   ctx.res.end(body);
-  // The answer is on its way; usage for the log comes after, from the `usage` object alone when it can.
-  const isJson = contentType.includes('json');
-  const whole = ctx.verbose && isJson ? parseJson(body.toString('utf8')) : undefined;
-  const usage = whole ?? (isJson ? lastUsageObject(body) : undefined);
-  ctx.record.usage = protocolSpecs[ctx.protocol].usage(whole ?? (usage ? { usage } : isJson ? parseJson(body.toString('utf8')) : undefined));
-  if (ctx.verbose) Object.assign((ctx.record.detail ??= {}), { responseHeaders: headers, responseBody: whole ?? body.toString('utf8') });
+  // The answer is on its way; usage for the log comes after. Only --verbose needs the whole body
+  // parsed; otherwise the `usage` object alone is read, and the whole body only when that fails.
+  if (!contentType.includes('json')) return;
+  const spec = protocolSpecs[ctx.protocol];
+  if (ctx.verbose) {
+    const whole = parseJson(body.toString('utf8'));
+    ctx.record.usage = spec.usage(whole);
+    Object.assign((ctx.record.detail ??= {}), { responseHeaders: headers, responseBody: whole ?? body.toString('utf8') });
+    return;
+  }
+  const usage = lastUsageObject(body);
+  ctx.record.usage = spec.usage(usage ? { usage } : parseJson(body.toString('utf8')));
 }
 
 function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>, ctx: RelayContext): Promise<void> {

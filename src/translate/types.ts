@@ -7,7 +7,9 @@
 import type { SseEvent } from '../sse/parse.js';
 import type * as Ir from './ir.js';
 
-export type Json = Record<string, unknown>;
+import type { Json } from '../protocols/json.js';
+
+export type { Json };
 
 export interface StreamDecoder {
   /** One upstream SSE event → zero or more IR events. */
