@@ -72,22 +72,39 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     if (ua) record.userAgent = ua;
     if (deps.logger.verbose) record.detail = { requestHeaders: req.headers };
 
+    // One close listener per request: a client gone before the end cancels the upstream call, and the line is logged.
+    const upstream: UpstreamCall = {};
     res.once('close', () => {
       record.durationMs = performance.now() - record.start;
       if (res.headersSent) record.status ??= res.statusCode;
-      if (!res.writableFinished) record.aborted = true;
+      if (!res.writableFinished) {
+        record.aborted = true;
+        upstream.controller?.abort();
+      }
       deps.logger.request(record);
     });
 
     const state = getState();
-    serve(req, res, record, state, deps).catch((err: unknown) => {
+    serve(req, res, record, state, deps, upstream).catch((err: unknown) => {
       const protocol = record.protocol ?? guessProtocol(path, req);
       sendError(res, err, protocol, record, deps.logger);
     });
   };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, record: RequestRecord, state: GatewayState, deps: HandlerDeps) {
+/** The upstream call of a request, once there is one, so the request's close listener can cancel it. */
+interface UpstreamCall {
+  controller?: AbortController;
+}
+
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+  state: GatewayState,
+  deps: HandlerDeps,
+  upstream: UpstreamCall,
+) {
   const endpoint = route(req.method, record.path);
   switch (endpoint.kind) {
     case 'health':
@@ -106,7 +123,7 @@ async function serve(req: IncomingMessage, res: ServerResponse, record: RequestR
     }
     case 'create':
     case 'count_tokens':
-      return proxy(req, res, record, state, endpoint, deps.logger.verbose);
+      return proxy(req, res, record, state, endpoint, deps.logger.verbose, upstream);
   }
 }
 
@@ -128,6 +145,7 @@ async function proxy(
   state: GatewayState,
   endpoint: Extract<Endpoint, { kind: 'create' | 'count_tokens' }>,
   verbose: boolean,
+  call: UpstreamCall,
 ) {
   const { config } = state;
   const protocol = endpoint.protocol;
@@ -166,9 +184,7 @@ async function proxy(
   if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
 
   const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
+  call.controller = controller;
   const send = (upstreamBody: Buffer, upstreamJson: Record<string, unknown>) =>
     provider.send({
       protocol: plan.upstreamProtocol,
