@@ -11,20 +11,17 @@ import type * as Ir from '#src/translate/ir.js';
 import { accumulateEvents, responseToEvents } from '#src/translate/shared/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { chatCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 function ctx(over: Partial<Ir.TranslateContext> = {}): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'messages',
     upstream: 'chat',
     requestedModel: 'caller-model',
     upstreamModel: 'upstream-model',
     upstreamDialect: 'openai',
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
     ...over,
-  };
+  });
 }
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));

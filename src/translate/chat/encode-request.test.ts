@@ -5,21 +5,18 @@ import type * as Ir from '#src/translate/ir.js';
 import { CUSTOM_INPUT_SCHEMA } from '#src/translate/shared/tool-args.js';
 import type { Json } from '#src/translate/types.js';
 import { chatCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 type Dialect = 'openai' | 'compatible';
 
 function ctx(dialect: Dialect): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'messages',
     upstream: 'chat',
     requestedModel: 'claude-x',
     upstreamModel: 'up-model',
     upstreamDialect: dialect,
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+  });
 }
 
 const base: Ir.Request = { model: 'claude-x', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], stream: false };

@@ -5,19 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import type * as Ir from '#src/translate/ir.js';
 import { chatCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 function ctx(dialect: 'openai' | 'compatible'): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'chat',
     upstream: 'chat',
     requestedModel: 'm',
     upstreamModel: 'm',
     upstreamDialect: dialect,
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+  });
 }
 
 const toolLoop: Ir.Message[] = [

@@ -12,19 +12,16 @@ import type * as Ir from '#src/translate/ir.js';
 import { responseToEvents } from '#src/translate/shared/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { chatCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 function ctx(): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'chat',
     upstream: 'messages',
     requestedModel: 'caller-model',
     upstreamModel: 'claude-x',
     upstreamDialect: 'anthropic',
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+  });
 }
 
 /** What the server answers: the IR events to encode (stream) or the IR response (JSON). */

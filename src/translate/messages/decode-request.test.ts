@@ -8,19 +8,16 @@ import { GatewayError } from '#src/errors.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
 import { messagesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 function ctx(): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'messages',
     upstream: 'chat',
     requestedModel: 'claude-test',
     upstreamModel: 'up-model',
     upstreamDialect: 'openai',
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+  });
 }
 
 const fixture = (name: string): Json =>

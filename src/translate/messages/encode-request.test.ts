@@ -9,22 +9,19 @@ import type * as Ir from '#src/translate/ir.js';
 import { CUSTOM_INPUT_SCHEMA } from '#src/translate/shared/tool-args.js';
 import type { Json } from '#src/translate/types.js';
 import { DEFAULT_MAX_TOKENS, THINKING_BUDGETS, messagesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 // The caller is Messages unless a test says otherwise: OpenAI-protocol callers also get automatic
 // cache breakpoints, which have their own test below and would clutter every other expectation.
 function ctx(extra: Partial<Ir.TranslateContext> = {}): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'messages',
     upstream: 'messages',
     requestedModel: 'gpt-test',
     upstreamModel: 'claude-up',
     upstreamDialect: 'anthropic',
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
     ...extra,
-  };
+  });
 }
 
 const hi: Ir.Message = { role: 'user', content: [{ type: 'text', text: 'hi' }] };

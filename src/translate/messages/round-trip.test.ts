@@ -5,19 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import type * as Ir from '#src/translate/ir.js';
 import { messagesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 function ctx(): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'messages',
     upstream: 'messages',
     requestedModel: 'claude-test',
     upstreamModel: 'claude-test',
     upstreamDialect: 'anthropic',
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+  });
 }
 
 const eph = { type: 'ephemeral' } as const;

@@ -12,19 +12,16 @@ import { responseToEvents } from '#src/translate/shared/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { startAnswerServer, type AnswerServer } from '../../../test/helpers/answer-server.js';
 import { messagesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
 function ctx(): Ir.TranslateContext {
-  return {
+  return translateContext({
     caller: 'messages',
     upstream: 'chat',
     requestedModel: 'claude-caller',
     upstreamModel: 'gpt-up',
     upstreamDialect: 'openai',
-    now: () => 1_700_000_000_000,
-    newId: (p) => `${p}test`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+  });
 }
 
 interface Exchange {

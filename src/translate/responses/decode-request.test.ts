@@ -4,17 +4,14 @@ import { GatewayError } from '../../errors.js';
 import type * as Ir from '../ir.js';
 import type { Json } from '../types.js';
 import { responsesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
-const ctx = (): Ir.TranslateContext => ({
+const ctx = (): Ir.TranslateContext => translateContext({
   caller: 'responses',
   upstream: 'messages',
   requestedModel: 'gpt-test',
   upstreamModel: 'claude-test',
   upstreamDialect: 'anthropic',
-  now: () => 1_700_000_000_000,
-  newId: (p) => p + 'test',
-  warnings: [],
-  toolNames: new Map(),
 });
 
 const fixture = (name: string): Json =>

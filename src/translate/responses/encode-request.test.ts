@@ -1,17 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type * as Ir from '../ir.js';
 import { responsesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
-const ctx = (): Ir.TranslateContext => ({
+const ctx = (): Ir.TranslateContext => translateContext({
   caller: 'messages',
   upstream: 'responses',
   requestedModel: 'claude-test',
   upstreamModel: 'gpt-up',
   upstreamDialect: 'openai',
-  now: () => 1_700_000_000_000,
-  newId: (p) => p + 'test',
-  warnings: [],
-  toolNames: new Map(),
 });
 
 const base: Ir.Request = { model: 'claude-test', system: [], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], stream: false };

@@ -10,17 +10,14 @@ import type * as Ir from '../ir.js';
 import { accumulateEvents, responseToEvents } from '../shared/ir-stream.js';
 import type { Json } from '../types.js';
 import { responsesCodec } from './codec.js';
+import { translateContext } from '../../../test/helpers/translate-context.js';
 
-const ctx = (): Ir.TranslateContext => ({
+const ctx = (): Ir.TranslateContext => translateContext({
   caller: 'responses',
   upstream: 'messages',
   requestedModel: 'gpt-test',
   upstreamModel: 'claude-up',
   upstreamDialect: 'anthropic',
-  now: () => 1_700_000_000_000,
-  newId: (p) => p + 'test',
-  warnings: [],
-  toolNames: new Map(),
 });
 
 const usage: Ir.Usage = { inputTokens: 1200, outputTokens: 80, cacheReadTokens: 1000, cacheWriteTokens: 100, reasoningTokens: 30 };
