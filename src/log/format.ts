@@ -2,7 +2,8 @@
 import type { ChalkInstance } from 'chalk';
 import type { Usage } from '../protocols/types.js';
 import type { RequestRecord } from './record.js';
-import { redactHeaders, truncateStrings } from './redact.js';
+import { exchangeJson, type BodyJson, type ExchangeJson } from './exchange-json.js';
+import { truncateStrings } from './redact.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -52,38 +53,46 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
 }
 
 const STRING_LIMIT = 400;
+/** Stream events printed by --verbose before the rest is summarised. */
+const EVENT_LIMIT = 40;
 
 /** The indented blocks `--verbose` prints under the line. */
 export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
-  const d = r.detail;
-  if (!d) return '';
+  if (!r.exchange) return '';
+  const x = exchangeJson(r);
   const block = (title: string, value: unknown) =>
     `  ${c.gray(title)}\n${JSON.stringify(value, null, 2)
       .split('\n')
       .map((l) => `    ${l}`)
       .join('\n')}\n`;
+  const body = (title: string, b: BodyJson | undefined) => {
+    if (!b || b.bytes === 0) return '';
+    if (b.events) {
+      const shown = b.events.slice(0, EVENT_LIMIT).map((e) => `${e.t}ms ${e.event ?? ''} ${JSON.stringify(truncateStrings(e.data, 120))}`);
+      if (b.events.length > EVENT_LIMIT) shown.push(`… ${b.events.length - EVENT_LIMIT} more events`);
+      return `  ${c.gray(title)}\n${shown.map((l) => `    ${l}`).join('\n')}\n`;
+    }
+    return block(title + (b.truncated ? ' (truncated)' : ''), truncateStrings(b.json ?? b.text, STRING_LIMIT));
+  };
   let out = '';
-  if (d.requestHeaders) out += block('→ request headers', redactHeaders(d.requestHeaders));
-  if (d.requestBody !== undefined) out += block('→ request body', truncateStrings(d.requestBody, STRING_LIMIT));
+  if (x.request) out += block('→ request headers', x.request.headers) + body('→ request body', x.request.body);
   if (r.warnings?.length) out += block('⚠ dropped or approximated in translation', [...new Set(r.warnings)]);
-  if (d.upstreamRequestBody !== undefined) out += block('⇢ upstream request body', truncateStrings(d.upstreamRequestBody, STRING_LIMIT));
-  if (d.upstreamResponseBody !== undefined) out += block('⇠ upstream response body', truncateStrings(d.upstreamResponseBody, STRING_LIMIT));
-  if (d.responseHeaders) out += block('← response headers', redactHeaders(d.responseHeaders));
-  if (d.responseBody !== undefined) out += block('← response body', truncateStrings(d.responseBody, STRING_LIMIT));
-  if (d.upstreamError) out += block('← upstream error', truncateStrings(d.upstreamError, 2000));
+  const attempts = x.attempts ?? [];
+  attempts.forEach((a, i) => {
+    const label = attempts.length > 1 ? ` (attempt ${i + 1}: ${a.provider}/${a.upstreamModel}${a.status ? ` ${a.status}` : ''})` : '';
+    // The upstream request differs from the client's only when translated (or on a fallback).
+    if (a.protocol !== r.protocol || a.model !== r.model) out += body(`⇢ upstream request body${label}`, a.body);
+    else if (label) out += `  ${c.gray(`⇢ upstream request${label}`)}\n`;
+    if (a.error) out += `  ${c.gray('⇠ upstream failure')} ${a.error}\n`;
+    if (a.status !== undefined && a.status >= 400) out += body(`⇠ upstream error body${label}`, a.response);
+    else if (a.protocol !== r.protocol) out += body(`⇠ upstream response${label}`, a.response);
+  });
+  if (x.response?.headers) out += block('← response headers', x.response.headers);
+  out += body('← response body', x.response?.body);
   return out;
 }
 
-/** The log-file form: the same facts as the line, plus the captured detail when verbose. */
-export function toJsonEntry(r: RequestRecord): Record<string, unknown> {
-  const { start: _start, startedAt, detail, ...facts } = r;
-  const entry: Record<string, unknown> = { time: new Date(startedAt).toISOString(), ...facts };
-  if (detail) {
-    entry.detail = {
-      ...detail,
-      requestHeaders: detail.requestHeaders && redactHeaders(detail.requestHeaders),
-      responseHeaders: detail.responseHeaders && redactHeaders(detail.responseHeaders),
-    };
-  }
-  return entry;
+/** The log-file form: the line's facts and, when captured, the whole exchange (see exchange-json.ts). */
+export function toJsonEntry(r: RequestRecord): ExchangeJson {
+  return exchangeJson(r);
 }

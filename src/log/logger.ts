@@ -13,6 +13,8 @@ export interface LogSink {
 
 export interface Logger {
   readonly verbose: boolean;
+  /** Whether it prints or writes whole exchanges (--verbose, --log-file), so they must be captured. */
+  readonly capturesExchanges: boolean;
   request(record: RequestRecord): void;
   /** Free-form notices (startup, shutdown, reload), on the same stream. */
   info(text: string): void;
@@ -56,6 +58,7 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   return {
     verbose,
+    capturesExchanges: verbose || file !== undefined,
     request(record) {
       lines += `${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`;
       if (file) entries += `${JSON.stringify(toJsonEntry(record))}\n`;

@@ -1,5 +1,5 @@
 /** Everything one log line (and one log-file entry) says about a request, filled in as it is handled. */
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
+import type { Exchange } from './exchange.js';
 import type { Protocol, Usage } from '../protocols/types.js';
 
 export interface RequestRecord {
@@ -33,16 +33,6 @@ export interface RequestRecord {
   error?: string;
   /** The client went away before the response was complete. */
   aborted?: boolean;
-  /** Captured only with --verbose. */
-  detail?: {
-    requestHeaders?: IncomingHttpHeaders;
-    requestBody?: unknown;
-    /** The request as sent upstream, when it was translated. */
-    upstreamRequestBody?: unknown;
-    responseHeaders?: OutgoingHttpHeaders;
-    responseBody?: unknown;
-    /** The upstream's answer before translation. */
-    upstreamResponseBody?: unknown;
-    upstreamError?: string;
-  };
+  /** The whole exchange, captured when someone will look at it (--verbose, --log-file, the inspector). */
+  exchange?: Exchange;
 }

@@ -11,14 +11,24 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
-import { createHandler, type GatewayState, type HandlerDeps } from './handle.js';
+import { createHandler, type GatewayState, type HandlerDeps, type Mount, type RequestObserver } from './handle.js';
 
 export interface GatewayOptions {
   readonly config: Config;
   readonly logger: Logger;
   readonly version?: string;
   readonly providerDeps?: ProviderDeps;
+  /**
+   * Bytes of bodies captured per exchange for whoever looks at them (the inspector, the
+   * log file, --verbose). Default: 1 MiB when the logger is verbose or writes a file, else 0.
+   */
+  readonly captureLimit?: number;
+  readonly observers?: readonly RequestObserver[];
+  /** Pages served on the same port, such as the inspector. */
+  readonly mounts?: readonly Mount[];
 }
+
+export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
 
 /** What `reload` hands back about the state it replaced. */
 export interface Replaced {
@@ -57,7 +67,14 @@ interface Generation {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const deps: HandlerDeps = { logger: options.logger, version: options.version ?? '0.0.0', startedAt: Date.now() };
+  const deps: HandlerDeps = {
+    logger: options.logger,
+    version: options.version ?? '0.0.0',
+    startedAt: Date.now(),
+    captureLimit: options.captureLimit ?? (options.logger.capturesExchanges ? DEFAULT_CAPTURE_LIMIT : 0),
+    observers: options.observers ?? [],
+    mounts: options.mounts ?? [],
+  };
 
   const generation = (config: Config): Generation => {
     const state: GatewayState = { config, providers: createProviders(config, options.providerDeps) };

@@ -11,6 +11,7 @@ import { authorize } from '../auth/authorize.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
 import type { Logger } from '../log/logger.js';
+import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
 import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
@@ -24,7 +25,7 @@ import { renameModel } from '../translate/rename-model.js';
 import { parseJsonBody, readBody } from './body.js';
 import { modelsBody } from './models.js';
 import { relay } from './relay.js';
-import { closeAfterResponse, sendJson } from './respond.js';
+import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
 import { upstreamHeaders } from './upstream-headers.js';
 
@@ -34,11 +35,27 @@ export interface GatewayState {
   readonly providers: ReadonlyMap<string, Provider>;
 }
 
+/** Told of every request as it starts and when it ends (the inspector is one). */
+export interface RequestObserver {
+  requestStarted?(record: RequestRecord): void;
+  requestEnded(record: RequestRecord): void;
+}
+
+/** Pages served beside the API on the same port (the inspector), by path prefix. Their requests are not logged. */
+export interface Mount {
+  readonly prefix: string;
+  handle(req: IncomingMessage, res: ServerResponse): void;
+}
+
 export interface HandlerDeps {
   readonly logger: Logger;
   readonly version: string;
   /** Epoch ms the gateway started (the `created` of listed models). */
   readonly startedAt: number;
+  /** Bytes of bodies captured per exchange; 0 captures nothing (nobody will look). */
+  readonly captureLimit: number;
+  readonly observers: readonly RequestObserver[];
+  readonly mounts: readonly Mount[];
 }
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -61,6 +78,9 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
   const newRequestId = requestIds();
   return function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
+    for (const mount of deps.mounts) {
+      if (path === mount.prefix || path.startsWith(`${mount.prefix}/`)) return mount.handle(req, res);
+    }
     const record: RequestRecord = {
       id: newRequestId(),
       startedAt: Date.now(),
@@ -70,7 +90,8 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     };
     const ua = req.headers['user-agent'];
     if (ua) record.userAgent = ua;
-    if (deps.logger.verbose) record.detail = { requestHeaders: req.headers };
+    if (deps.captureLimit > 0) record.exchange = newExchange(req.headers, deps.captureLimit);
+    for (const o of deps.observers) o.requestStarted?.(record);
 
     // One close listener per request: a client gone before the end cancels the upstream call, and the line is logged.
     const upstream: UpstreamCall = {};
@@ -82,6 +103,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
         upstream.controller?.abort();
       }
       deps.logger.request(record);
+      for (const o of deps.observers) o.requestEnded(record);
     });
 
     const state = getState();
@@ -108,22 +130,22 @@ async function serve(
   const endpoint = route(req.method, record.path);
   switch (endpoint.kind) {
     case 'health':
-      return sendJson(res, 200, { status: 'ok' });
+      return sendJson(res, 200, { status: 'ok' }, {}, record);
     case 'root':
       return sendJson(res, 200, {
         name: 'model-gateway',
         version: deps.version,
         endpoints: ['/v1/responses', '/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models'],
-      });
+      }, {}, record);
     case 'models': {
       const anthropic = req.headers['anthropic-version'] !== undefined;
       record.protocol = anthropic ? 'messages' : 'chat';
       const { group } = identify(state.config, req, record, 'anthropic');
-      return sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt));
+      return sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt), {}, record);
     }
     case 'create':
     case 'count_tokens':
-      return proxy(req, res, record, state, endpoint, deps.logger.verbose, upstream);
+      return proxy(req, res, record, state, endpoint, upstream);
   }
 }
 
@@ -144,7 +166,6 @@ async function proxy(
   record: RequestRecord,
   state: GatewayState,
   endpoint: Extract<Endpoint, { kind: 'create' | 'count_tokens' }>,
-  verbose: boolean,
   call: UpstreamCall,
 ) {
   const { config } = state;
@@ -165,12 +186,13 @@ async function proxy(
   }
 
   const raw = await readBody(req, config.server.maxBodyBytes);
+  const exchange = record.exchange;
+  if (exchange) capture(exchange, exchange.request, performance.now() - record.start, raw);
   const json = parseJsonBody(raw);
   const info = protocolSpecs[protocol].inspect(json, operation);
   const body = json as Record<string, unknown>;
   record.model = info.model;
   record.stream = info.stream;
-  if (verbose) record.detail!.requestBody = body;
 
   const target = resolveModel(config, info.model);
   record.provider = target.provider.id;
@@ -185,16 +207,32 @@ async function proxy(
 
   const controller = new AbortController();
   call.controller = controller;
-  const send = (upstreamBody: Buffer, upstreamJson: Record<string, unknown>) =>
-    provider.send({
+  const send = (upstreamBody: Buffer, upstreamJson: Record<string, unknown>) => {
+    const headers = upstreamHeaders(req.headers, plan.upstreamProtocol);
+    if (exchange) {
+      const attempt: UpstreamAttempt = {
+        model: info.model,
+        provider: target.provider.id,
+        upstreamModel: target.upstreamModel,
+        protocol: plan.upstreamProtocol,
+        t: performance.now() - record.start,
+        headers,
+        body: emptyBody(),
+        response: emptyBody(),
+      };
+      capture(exchange, attempt.body, attempt.t, upstreamBody);
+      exchange.attempts.push(attempt);
+    }
+    return provider.send({
       protocol: plan.upstreamProtocol,
       operation,
-      headers: upstreamHeaders(req.headers, plan.upstreamProtocol),
+      headers,
       body: upstreamBody,
       json: upstreamJson,
       signal: controller.signal,
     });
-  const relayContext = { res, protocol, provider, record, verbose, signal: controller.signal };
+  };
+  const relayContext = { res, protocol, provider, record, signal: controller.signal };
 
   if (!plan.translator) {
     const upstream = await send(renameModel(raw, body, target.upstreamModel), body);
@@ -203,7 +241,7 @@ async function proxy(
 
   // Translated. Counting tokens needs no upstream: providers that do not speak Messages cannot count.
   if (operation === 'count_tokens') {
-    return sendJson(res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' });
+    return sendJson(res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' }, record);
   }
   if (protocol === 'responses' && body.previous_response_id != null) {
     throw invalidRequest(
@@ -215,7 +253,6 @@ async function proxy(
   }
   const ctx = translateContext(protocol, plan.upstreamProtocol, info.model, target, dropReasoning);
   const upstreamJson = plan.translator.request(body, ctx);
-  if (verbose) record.detail!.upstreamRequestBody = upstreamJson;
   record.warnings = ctx.warnings;
   const gatewayHeaders: Record<string, string> = { 'x-model-gateway-translated': `${protocol}->${plan.upstreamProtocol}` };
   if (ctx.warnings.length > 0) {
@@ -271,6 +308,8 @@ function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record
     ...(gatewayError.upstreamType && upstreamFamily ? { upstreamFamily } : {}),
   });
   if (rendered.headers.connection === 'close') closeAfterResponse(res);
-  res.writeHead(rendered.status, { ...rendered.headers, 'content-length': Buffer.byteLength(rendered.body) });
+  const headers = { ...rendered.headers, 'content-length': Buffer.byteLength(rendered.body) };
+  captureResponse(record, rendered.status, headers, rendered.body);
+  res.writeHead(rendered.status, headers);
   res.end(rendered.body);
 }

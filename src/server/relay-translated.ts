@@ -9,12 +9,11 @@ import { transportError } from '../providers/http.js';
 import { passBackHeaders } from '../providers/response-headers.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
-import type { RelayContext, Translation } from './relay.js';
-import { STREAM_HEADERS } from './respond.js';
+import { capture, lastAttempt } from '../log/exchange.js';
+import { captureUpstream, type RelayContext, type Translation } from './relay.js';
+import { STREAM_HEADERS, captureResponse } from './respond.js';
 import { readAll } from './upstream-body.js';
 
-/** With --verbose, this much of a stream is kept for the log. */
-const VERBOSE_STREAM_LIMIT = 64 * 1024;
 
 /** Headers for a translated answer: the upstream's ids and rate-limit hints, with our own content type. */
 function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentType: string): Record<string, string> {
@@ -29,13 +28,14 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
   if (t.stream && upstreamIsStream) return pipeTranslatedStream(upstream, ctx, t);
 
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
+  const attempt = lastAttempt(record.exchange);
+  if (attempt) captureUpstream(ctx, attempt, body);
   const json = parseJson(body.toString('utf8'));
   if (!isObject(json) || upstreamIsStream) {
     throw new GatewayError('upstream_error', `Provider '${ctx.provider.id}' sent a response the gateway could not read.`, {
       cause: body.toString('utf8').slice(0, 2000),
     });
   }
-  if (ctx.verbose) (record.detail ??= {}).upstreamResponseBody = json;
   let out: string;
   let contentType: string;
   try {
@@ -46,7 +46,6 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
     } else {
       const translated = t.translator.response(json, t.ctx, t.callerBody);
       record.usage = protocolSpecs[ctx.protocol].usage(translated);
-      if (ctx.verbose) (record.detail ??= {}).responseBody = translated;
       out = JSON.stringify(translated);
       contentType = 'application/json';
     }
@@ -56,9 +55,9 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
       cause: err,
     });
   }
-  const headers = translatedHeaders(upstream, t, contentType);
-  if (ctx.verbose) (record.detail ??= {}).responseHeaders = headers;
-  res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(out) });
+  const headers = { ...translatedHeaders(upstream, t, contentType), 'content-length': Buffer.byteLength(out) };
+  captureResponse(record, 200, headers, out);
+  res.writeHead(200, headers);
   res.end(out);
 }
 
@@ -67,12 +66,13 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
   const body = upstream.body;
   const decoder = createSseDecoder();
   const stream = t.translator.stream(t.ctx, t.callerBody);
-  let captured = '';
+  const attempt = lastAttempt(record.exchange);
+  const exchange = record.exchange;
 
   const sent = { ...translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8'), ...STREAM_HEADERS };
+  captureResponse(record, 200, sent);
   res.writeHead(200, sent);
   res.flushHeaders();
-  if (ctx.verbose) (record.detail ??= {}).responseHeaders = sent;
 
   return new Promise((resolve) => {
     let settled = false;
@@ -87,14 +87,14 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
           ...(usage.cacheReadTokens ? { cachedTokens: usage.cacheReadTokens } : {}),
         };
       }
-      if (ctx.verbose) (record.detail ??= {}).responseBody = captured + tail;
+      if (exchange && tail) capture(exchange, exchange.response, performance.now() - record.start, tail);
       if (!res.destroyed) res.end(tail);
       resolve();
     };
     const write = (text: string) => {
       if (text === '') return;
       if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
-      if (ctx.verbose && captured.length < VERBOSE_STREAM_LIMIT) captured += text;
+      if (exchange) capture(exchange, exchange.response, performance.now() - record.start, text);
       if (!res.write(text)) {
         body.pause();
         res.once('drain', () => body.resume());
@@ -102,6 +102,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
     };
 
     body.on('data', (chunk: Buffer) => {
+      if (attempt) captureUpstream(ctx, attempt, chunk);
       let out = '';
       try {
         for (const event of decoder.push(chunk)) out += stream.push(event);

@@ -17,15 +17,14 @@ import type { Provider, UpstreamResponse } from '../providers/types.js';
 import { upstreamHttpError } from '../providers/upstream-error.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { relayTranslated } from './relay-translated.js';
-import { STREAM_HEADERS } from './respond.js';
+import { STREAM_HEADERS, captureResponse } from './respond.js';
+import { capture, lastAttempt, type UpstreamAttempt } from '../log/exchange.js';
 import { readAll, readText } from './upstream-body.js';
 import type { TranslateContext } from '../translate/ir.js';
 import type { Translator } from '../translate/translator.js';
 
 /** Error bodies are read up to this size; the rest is discarded. */
 const ERROR_BODY_LIMIT = 64 * 1024;
-/** With --verbose, this much of a stream is kept for the log. */
-const VERBOSE_STREAM_LIMIT = 64 * 1024;
 
 export interface Translation {
   readonly translator: Translator;
@@ -43,15 +42,19 @@ export interface RelayContext {
   readonly protocol: Protocol;
   readonly provider: Provider;
   readonly record: RequestRecord;
-  readonly verbose: boolean;
   readonly signal: AbortSignal;
   readonly translation?: Translation;
 }
 
 export async function relay(upstream: UpstreamResponse, ctx: RelayContext): Promise<void> {
+  const attempt = lastAttempt(ctx.record.exchange);
+  if (attempt) {
+    attempt.status = upstream.status;
+    attempt.responseHeaders = upstream.headers;
+  }
   if (upstream.status < 200 || upstream.status >= 300) {
     const text = await readText(upstream.body, ERROR_BODY_LIMIT, ctx.signal);
-    if (ctx.verbose) (ctx.record.detail ??= {}).upstreamError = text;
+    if (attempt) captureUpstream(ctx, attempt, text);
     throw upstreamHttpError(ctx.provider.config, upstream.status, upstream.headers, text);
   }
   if (ctx.translation) return relayTranslated(upstream, ctx, ctx.translation);
@@ -60,20 +63,26 @@ export async function relay(upstream: UpstreamResponse, ctx: RelayContext): Prom
   if (contentType.includes('text/event-stream')) return pipeStream(upstream, headers, ctx);
 
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
-  ctx.res.writeHead(upstream.status, { ...headers, 'content-length': body.length });
-  ctx.res.end(body);
-  // The answer is on its way; usage for the log comes after. Only --verbose needs the whole body
-  // parsed; otherwise the `usage` object alone is read, and the whole body only when that fails.
-  if (!contentType.includes('json')) return;
-  const spec = protocolSpecs[ctx.protocol];
-  if (ctx.verbose) {
-    const whole = parseJson(body.toString('utf8'));
-    ctx.record.usage = spec.usage(whole);
-    Object.assign((ctx.record.detail ??= {}), { responseHeaders: headers, responseBody: whole ?? body.toString('utf8') });
-    return;
+  const sent = { ...headers, 'content-length': body.length };
+  if (attempt) {
+    captureUpstream(ctx, attempt, body);
+    captureResponse(ctx.record, upstream.status, sent);
+    ctx.record.exchange!.responseIsUpstream = true;
   }
+  ctx.res.writeHead(upstream.status, sent);
+  ctx.res.end(body);
+  // The answer is on its way; usage for the log comes after: the `usage` object alone is read,
+  // and the whole body only when that fails.
+  if (!contentType.includes('json')) return;
   const usage = lastUsageObject(body);
-  ctx.record.usage = spec.usage(usage ? { usage } : parseJson(body.toString('utf8')));
+  ctx.record.usage = protocolSpecs[ctx.protocol].usage(usage ? { usage } : parseJson(body.toString('utf8')));
+}
+
+/** Adds a piece of the upstream's answer to the attempt being relayed, stamped with its arrival. */
+export function captureUpstream(ctx: RelayContext, attempt: UpstreamAttempt, data: Buffer | string): void {
+  const t = performance.now() - ctx.record.start;
+  capture(ctx.record.exchange!, attempt.response, t, data);
+  attempt.durationMs = t - attempt.t;
 }
 
 function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>, ctx: RelayContext): Promise<void> {
@@ -81,12 +90,15 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
   const body = upstream.body;
   const decoder = createSseDecoder();
   const watch = protocolSpecs[ctx.protocol].watchStream();
-  let captured = '';
+  const attempt = lastAttempt(record.exchange);
 
   const sent = { ...headers, ...STREAM_HEADERS };
+  if (attempt) {
+    captureResponse(record, upstream.status, sent);
+    record.exchange!.responseIsUpstream = true;
+  }
   res.writeHead(upstream.status, sent);
   res.flushHeaders();
-  if (ctx.verbose) (record.detail ??= {}).responseHeaders = sent;
 
   return new Promise((resolve) => {
     let settled = false;
@@ -94,7 +106,12 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
       if (settled) return;
       settled = true;
       record.usage = watch.usage;
-      if (ctx.verbose) (record.detail ??= {}).responseBody = captured;
+      if (tail && attempt) {
+        // The error frame is the gateway's, not the upstream's: the client's answer is no longer the upstream's alone.
+        record.exchange!.responseIsUpstream = false;
+        for (const c of attempt.response.chunks) capture(record.exchange!, record.exchange!.response, c.t, c.data);
+        capture(record.exchange!, record.exchange!.response, performance.now() - record.start, tail);
+      }
       if (!res.destroyed) res.end(tail);
       resolve();
     };
@@ -102,7 +119,7 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
     body.on('data', (chunk: Buffer) => {
       if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
       for (const event of decoder.push(chunk)) watch.onEvent(event);
-      if (ctx.verbose && captured.length < VERBOSE_STREAM_LIMIT) captured += chunk.toString('utf8');
+      if (attempt) captureUpstream(ctx, attempt, chunk);
       if (!res.write(chunk)) {
         body.pause();
         res.once('drain', () => body.resume());

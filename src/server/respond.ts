@@ -1,17 +1,32 @@
 /** Writing complete responses: JSON bodies and rendered errors. */
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { capture } from '../log/exchange.js';
+import type { RequestRecord } from '../log/record.js';
 
 /** Headers every relayed stream gets: no caching, and no buffering by a proxy in between. */
 export const STREAM_HEADERS = { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+  record?: RequestRecord,
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
+  const all = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
+  if (record) captureResponse(record, status, all, text);
+  res.writeHead(status, all);
   res.end(text);
+}
+
+/** Notes the answer's head (and, for a whole answer, its body) in the exchange, when one is captured. */
+export function captureResponse(record: RequestRecord, status: number, headers: OutgoingHttpHeaders, body?: Buffer | string): void {
+  const x = record.exchange;
+  if (!x) return;
+  x.responseStatus = status;
+  x.responseHeaders = headers;
+  if (body !== undefined) capture(x, x.response, performance.now() - record.start, body);
 }
 
 /**

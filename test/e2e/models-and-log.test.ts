@@ -106,12 +106,17 @@ describe('the traffic log', () => {
         upstreamModel: 'claude-upstream',
         keyGroup: 'dev',
         usage: { inputTokens: 17, outputTokens: 3, cachedTokens: 5 },
-        detail: { requestBody: { model: 'claude-test' } },
+        request: { headers: { authorization: '[redacted]' }, body: { json: { model: 'claude-test' } } },
+        attempts: [{ provider: 'anthropic', upstreamModel: 'claude-upstream', status: 200, body: { json: { model: 'claude-upstream' } } }],
+        response: { status: 200, body: { json: { type: 'message' } } },
       });
       expect(entries[1]).toMatchObject({ status: 401, error: expect.stringMatching(/Invalid API key/) });
       expect(entries[2]).toMatchObject({
         stream: true,
-        detail: { responseHeaders: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' }, responseBody: expect.stringContaining('[DONE]') },
+        response: {
+          headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' },
+          body: { events: expect.arrayContaining([expect.objectContaining({ data: '[DONE]' })]) },
+        },
       });
 
       const everything = printed + readFileSync(logFile, 'utf8');

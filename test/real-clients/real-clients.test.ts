@@ -67,7 +67,9 @@ interface LogEntry {
   upstreamProtocol?: Protocol;
   /** What translation dropped or approximated (translated requests only). */
   warnings?: string[];
-  detail?: { requestHeaders?: Record<string, string>; requestBody?: unknown; upstreamRequestBody?: unknown };
+  /** The whole exchange (src/log/exchange-json.ts). */
+  request?: { headers: Record<string, string>; body: { json?: unknown } };
+  attempts?: { protocol: Protocol; body: { json?: unknown } }[];
 }
 
 /** A running gateway and its --log-file. */
@@ -198,9 +200,9 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
   const asObject = (body: unknown): Record<string, unknown> =>
     (typeof body === 'string' ? JSON.parse(body) : body) as Record<string, unknown>;
   /** The request as the client sent it. */
-  const bodyOf = (e: LogEntry): Record<string, unknown> => asObject(e.detail?.requestBody);
+  const bodyOf = (e: LogEntry): Record<string, unknown> => asObject(e.request?.body.json);
   /** The request as the gateway sent it upstream (translated requests only). */
-  const upstreamBodyOf = (e: LogEntry): Record<string, unknown> => asObject(e.detail?.upstreamRequestBody);
+  const upstreamBodyOf = (e: LogEntry): Record<string, unknown> => asObject(e.attempts?.[0]?.body.json);
 
   /**
    * What the log says about translation: the `[caller→upstream]` tag and `N dropped` on the line,
@@ -220,7 +222,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect(e).toMatchObject({ protocol: caller, upstreamProtocol: via ?? caller });
       if (via === undefined) {
         expect(e.warnings).toBeUndefined();
-        expect(e.detail?.upstreamRequestBody).toBeUndefined();
+        expect(e.attempts?.map((a) => a.protocol)).toEqual([caller]);
       } else {
         expect(new Set(e.warnings)).toEqual(new Set(warnings));
         const upstream = upstreamBodyOf(e);
@@ -288,7 +290,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     for (const e of posted) {
       expect(e).toMatchObject({ path: '/v1/messages', status: 200, provider: 'echo', keyGroup: 'dev' });
       expect(e.userAgent).toBe(`claude-cli/${claudeVersion} (external, sdk-cli)`);
-      const headers = e.detail?.requestHeaders ?? {};
+      const headers = e.request?.headers ?? {};
       expect(headers['anthropic-version']).toBe('2023-06-01');
       expect(headers[auth]).toBeDefined();
       expect(headers[auth === 'x-api-key' ? 'authorization' : 'x-api-key']).toBeUndefined();
@@ -389,7 +391,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     for (const e of entries) {
       expect(e).toMatchObject({ method: 'POST', path: '/v1/responses', status: 200, provider: 'echo', model: 'gpt-5-codex' });
       expect(e.userAgent).toMatch(new RegExp(`^codex_exec/${codexVersion.replace(/\./g, '\\.')} `));
-      const headers = e.detail?.requestHeaders ?? {};
+      const headers = e.request?.headers ?? {};
       expect(headers.authorization).toBeDefined();
       expect(headers.originator).toBe('codex_exec');
       expect(headers.accept).toBe('text/event-stream');

@@ -1,0 +1,165 @@
+/**
+ * An exchange as JSON: one line of the `--log-file` recording, and what the
+ * inspector shows and `replay` re-sends. Bodies are decoded here, off the request
+ * path: JSON bodies parsed, SSE streams split into events stamped with the arrival
+ * time of the chunk that completed them. Credential headers are redacted.
+ */
+import type { RequestRecord } from './record.js';
+import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
+import { redactHeaders } from './redact.js';
+import { createSseDecoder } from '../sse/parse.js';
+import type { Protocol, Usage } from '../protocols/types.js';
+
+export const EXCHANGE_JSON_VERSION = 1;
+
+export interface StreamEventJson {
+  /** ms since the request arrived. */
+  readonly t: number;
+  readonly event?: string;
+  /** The event's data, parsed when it is JSON (`[DONE]` and other text stay strings). */
+  readonly data: unknown;
+}
+
+export interface BodyJson {
+  /** Bytes captured. */
+  readonly bytes: number;
+  /** The body parsed as JSON, when it is JSON. */
+  readonly json?: unknown;
+  /** The body as text, when it is neither JSON nor a stream. */
+  readonly text?: string;
+  /** A stream's events, when the body is SSE. */
+  readonly events?: readonly StreamEventJson[];
+  /** Capture stopped at the exchange's byte limit; what is here is the start. */
+  readonly truncated?: true;
+}
+
+export interface AttemptJson {
+  readonly model: string;
+  readonly provider: string;
+  readonly upstreamModel: string;
+  readonly protocol: Protocol;
+  readonly t: number;
+  readonly durationMs?: number;
+  readonly status?: number;
+  readonly error?: string;
+  readonly headers: Record<string, unknown>;
+  readonly body: BodyJson;
+  readonly responseHeaders?: Record<string, unknown>;
+  readonly response: BodyJson;
+}
+
+/** One recorded exchange. The summary fields are the log line's; the rest is the whole exchange. */
+export interface ExchangeJson {
+  readonly v: typeof EXCHANGE_JSON_VERSION;
+  readonly id: string;
+  /** ISO time the request arrived. */
+  readonly time: string;
+  readonly method: string;
+  readonly path: string;
+  readonly protocol?: Protocol;
+  readonly upstreamProtocol?: Protocol;
+  readonly userAgent?: string;
+  readonly keyGroup?: string;
+  readonly keyId?: string;
+  readonly keyName?: string;
+  readonly model?: string;
+  readonly provider?: string;
+  readonly upstreamModel?: string;
+  readonly stream?: boolean;
+  readonly status?: number;
+  readonly durationMs?: number;
+  readonly ttfbMs?: number;
+  readonly usage?: Usage;
+  readonly warnings?: readonly string[];
+  readonly error?: string;
+  readonly aborted?: boolean;
+  /** Present when the exchange was captured (always in a recording). */
+  readonly request?: { readonly headers: Record<string, unknown>; readonly body: BodyJson };
+  readonly attempts?: readonly AttemptJson[];
+  readonly response?: { readonly status?: number; readonly headers?: Record<string, unknown>; readonly body: BodyJson };
+}
+
+/** The record's facts, plus the captured exchange when there is one. */
+export function exchangeJson(r: RequestRecord): ExchangeJson {
+  const { start: _start, startedAt, exchange, ...facts } = r;
+  const out: ExchangeJson = { v: EXCHANGE_JSON_VERSION, time: new Date(startedAt).toISOString(), ...facts };
+  if (!exchange) return out;
+  const last = exchange.attempts[exchange.attempts.length - 1];
+  const responseType = contentType(exchange.responseHeaders?.['content-type']);
+  return {
+    ...out,
+    request: {
+      headers: redactHeaders(exchange.requestHeaders),
+      body: bodyJson(exchange.request, contentType(exchange.requestHeaders['content-type'])),
+    },
+    attempts: exchange.attempts.map(attemptJson),
+    response: {
+      ...(exchange.responseStatus !== undefined ? { status: exchange.responseStatus } : {}),
+      ...(exchange.responseHeaders ? { headers: redactHeaders(exchange.responseHeaders) } : {}),
+      body: bodyJson(exchange.responseIsUpstream && last ? last.response : exchange.response, responseType),
+    },
+  };
+}
+
+function attemptJson(a: UpstreamAttempt): AttemptJson {
+  return {
+    model: a.model,
+    provider: a.provider,
+    upstreamModel: a.upstreamModel,
+    protocol: a.protocol,
+    t: round(a.t),
+    ...(a.durationMs !== undefined ? { durationMs: round(a.durationMs) } : {}),
+    ...(a.status !== undefined ? { status: a.status } : {}),
+    ...(a.error !== undefined ? { error: a.error } : {}),
+    headers: redactHeaders(a.headers),
+    body: bodyJson(a.body, 'application/json'),
+    ...(a.responseHeaders ? { responseHeaders: redactHeaders(a.responseHeaders) } : {}),
+    response: bodyJson(a.response, contentType(a.responseHeaders?.['content-type'])),
+  };
+}
+
+function contentType(value: unknown): string {
+  return typeof value === 'string' ? value : Array.isArray(value) ? String(value[0] ?? '') : '';
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+export function bodyJson(body: CapturedBody, type: string): BodyJson {
+  let bytes = 0;
+  for (const c of body.chunks) bytes += typeof c.data === 'string' ? Buffer.byteLength(c.data) : c.data.length;
+  const truncated = body.truncated ? { truncated: true as const } : {};
+  if (body.chunks.length === 0) return { bytes, ...truncated };
+  if (type.includes('text/event-stream')) return { bytes, events: streamEvents(body), ...truncated };
+  const text = body.chunks.map((c) => (typeof c.data === 'string' ? c.data : c.data.toString('utf8'))).join('');
+  if (!body.truncated) {
+    try {
+      return { bytes, json: JSON.parse(text) as unknown };
+    } catch {
+      // Not JSON: shown as text.
+    }
+  }
+  return { bytes, text, ...truncated };
+}
+
+function streamEvents(body: CapturedBody): StreamEventJson[] {
+  const decoder = createSseDecoder();
+  const out: StreamEventJson[] = [];
+  const add = (t: number, events: ReturnType<typeof decoder.push>) => {
+    for (const e of events) out.push({ t: round(t), ...(e.event !== undefined ? { event: e.event } : {}), data: parseData(e.data) });
+  };
+  for (const c of body.chunks) add(c.t, decoder.push(c.data));
+  const last = body.chunks[body.chunks.length - 1];
+  add(last ? last.t : 0, decoder.end());
+  return out;
+}
+
+function parseData(data: string): unknown {
+  const c = data.charCodeAt(0);
+  // Only objects and arrays are worth parsing; `[DONE]` and plain text stay as they are.
+  if (c !== 123 /* { */ && c !== 91 /* [ */) return data;
+  try {
+    return JSON.parse(data) as unknown;
+  } catch {
+    return data;
+  }
+}
