@@ -4,6 +4,7 @@
  * requests. Per model: does it answer, does it stream, does it call a forced tool. The
  * results say which declared features the provider refused; nothing here prints.
  */
+import { DEFAULT_SERVER_LIMITS } from '../config/schema.js';
 import type { Config, ModelConfig, ProviderConfig } from '../config/types.js';
 import type { Protocol } from '../protocols/types.js';
 import { createProviders } from '../providers/registry.js';
@@ -97,7 +98,10 @@ export function probeProtocol(model: ModelConfig, provider: ProviderConfig): Pro
 function bounded(provider: ProviderConfig, timeoutMs: number): ProviderConfig {
   const cap = (ms: number) => Math.min(ms, timeoutMs);
   const t = provider.timeouts;
-  return { ...provider, timeouts: { connectMs: cap(t.connectMs), headersMs: cap(t.headersMs), idleMs: cap(t.idleMs) } };
+  return {
+    ...provider,
+    timeouts: { connectMs: cap(t.connectMs), headersMs: cap(t.headersMs), idleMs: cap(t.idleMs), totalMs: cap(t.totalMs) },
+  };
 }
 
 const isCredentialRefusal = (o: Outcome): boolean => o.kind === 'http' && (o.status === 401 || o.status === 403);
@@ -138,7 +142,7 @@ const judgeTools =
 
 /** Enough of a Config for `createProviders`, which reads only `providers`. */
 const emptyConfig: Config = {
-  server: { host: '127.0.0.1', port: 0, maxBodyBytes: 0 },
+  server: { host: '127.0.0.1', port: 0, maxBodyBytes: 0, ...DEFAULT_SERVER_LIMITS },
   providers: new Map(),
   models: new Map(),
   modelGlobs: [],

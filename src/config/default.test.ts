@@ -16,7 +16,15 @@ describe('built-in default config', () => {
     const { config, source } = await loadConfig({ cwd: dir, env: {} });
     expect(source.filepath).toBeUndefined();
     expect(source.description).toBe(`built-in default (no config file found in ${dir})`);
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, maxBodyBytes: 32 * 1024 * 1024 });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      maxBodyBytes: 32 * 1024 * 1024,
+      maxConcurrentRequests: 1024,
+      maxBufferedBytes: 512 * 1024 * 1024,
+      headersTimeoutMs: 30_000,
+      requestTimeoutMs: 300_000,
+    });
     expect([...config.providers.keys()]).toEqual(['echo']);
     expect([...config.models.keys()]).toEqual(['echo']);
     expect(config.modelGlobs).toEqual([]);

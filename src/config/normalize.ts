@@ -63,6 +63,7 @@ function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
     headers: { ...p.headers },
     protocols: new Set(p.protocols ?? defaults.protocols),
     timeouts: { ...p.timeouts },
+    retries: p.retries,
   };
 }
 
@@ -76,6 +77,7 @@ function normalizeModel(pattern: string, m: WrittenModel): ModelConfig {
     features: new Set(m.features),
     description: m.description,
     maxOutputTokens: m.maxOutputTokens,
+    fallbacks: [...new Set(m.fallbacks ?? [])],
   };
 }
 
@@ -90,9 +92,15 @@ function normalizeKeyGroup(name: string, g: WrittenKeyGroup): KeyGroupConfig {
     models: [...new Set(g.models)],
     protocols: new Set(g.protocols),
     features: new Set(g.features),
+    limits: withoutUndefined({ ...g.limits }),
   };
 }
 
 function stripTrailingSlashes(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/** Optional schema fields come out as `undefined`; the normalised types leave them out. */
+function withoutUndefined<T extends object>(o: T): { [K in keyof T]: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
 }

@@ -193,6 +193,31 @@ describe('parseConfig: validation issues', () => {
       [{ path: 'keyGroups.dev.models[2]', message: '"gpt-5" matches no configured model (neither an exact name nor a glob)' }],
     ],
     [
+      'fallback that matches no model',
+      (c) => (c.models['gpt-4.1'].fallbacks = ['qwen-coder', 'gpt-9']),
+      [{ path: 'models.gpt-4.1.fallbacks[1]', message: '"gpt-9" matches no configured model (neither an exact name nor a glob)' }],
+    ],
+    [
+      'fallback to itself',
+      (c) => (c.models['gpt-4.1'].fallbacks = ['gpt-4.1']),
+      [{ path: 'models.gpt-4.1.fallbacks[0]', message: 'a model cannot fall back to itself' }],
+    ],
+    [
+      'fallback given as a glob',
+      (c) => (c.models['gpt-4.1'].fallbacks = ['qwen-*']),
+      [{ path: 'models.gpt-4.1.fallbacks[0]', message: '"qwen-*" is a glob; a fallback names one model' }],
+    ],
+    [
+      'retries out of range',
+      (c) => (c.providers.openai.retries = 11),
+      [{ path: 'providers.openai.retries', message: expect.stringContaining('10') }],
+    ],
+    [
+      'limits with an unknown field',
+      (c) => (c.keyGroups.dev.limits = { requestsPerHour: 5 }),
+      [{ path: 'keyGroups.dev.limits.requestsPerHour', message: 'unknown field (did you mean "requestsPerMinute"?)' }],
+    ],
+    [
       'key group bad glob',
       (c) => (c.keyGroups.dev.models = ['{a,b}']),
       [{ path: 'keyGroups.dev.models[0]', message: expect.stringContaining('bad glob "{a,b}"') }],
@@ -329,7 +354,15 @@ describe('parseConfig: defaults', () => {
   );
 
   it('applies server defaults', () => {
-    expect(config.server).toEqual({ host: '127.0.0.1', port: 8787, maxBodyBytes: 32 * 1024 * 1024 });
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 8787,
+      maxBodyBytes: 32 * 1024 * 1024,
+      maxConcurrentRequests: 1024,
+      maxBufferedBytes: 512 * 1024 * 1024,
+      headersTimeoutMs: 30_000,
+      requestTimeoutMs: 300_000,
+    });
   });
 
   it.each([
@@ -344,7 +377,8 @@ describe('parseConfig: defaults', () => {
     expect([...(p?.protocols ?? [])]).toEqual(protocols);
     expect(p?.apiKey).toBe(apiKey);
     expect(p?.headers).toEqual({});
-    expect(p?.timeouts).toEqual({ connectMs: 10_000, headersMs: 600_000, idleMs: 300_000 });
+    expect(p?.timeouts).toEqual({ connectMs: 10_000, headersMs: 600_000, idleMs: 300_000, totalMs: 1_800_000 });
+    expect(p?.retries).toBe(2);
   });
 
   it('keeps partial timeouts and headers', () => {
@@ -355,7 +389,7 @@ describe('parseConfig: defaults', () => {
       },
       { env: {} },
     );
-    expect(c.providers.get('o')?.timeouts).toEqual({ connectMs: 10_000, headersMs: 600_000, idleMs: 5 });
+    expect(c.providers.get('o')?.timeouts).toEqual({ connectMs: 10_000, headersMs: 600_000, idleMs: 5, totalMs: 1_800_000 });
     expect(c.providers.get('o')?.headers).toEqual({ 'OpenAI-Organization': 'org-1' });
   });
 
@@ -370,6 +404,7 @@ describe('parseConfig: defaults', () => {
       features: new Set(['tools', 'images', 'streaming', 'reasoning']),
       description: undefined,
       maxOutputTokens: undefined,
+      fallbacks: [],
     });
   });
 
@@ -386,6 +421,7 @@ describe('parseConfig: defaults', () => {
       models: ['*'],
       protocols: new Set(['responses', 'chat', 'messages']),
       features: new Set(['tools', 'images', 'streaming', 'reasoning']),
+      limits: {},
     });
   });
 

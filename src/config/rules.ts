@@ -85,7 +85,24 @@ const uniqueKeys: Rule = (config) => {
   return issues;
 };
 
-const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, compatibleNeedsBaseUrl, groupModels, uniqueKeys];
+/** A fallback must name a model a client could get (exact or through a glob), and not the model itself. */
+const fallbackModels: Rule = (config) => {
+  const patterns = Object.keys(config.models);
+  const issues: ConfigIssue[] = [];
+  for (const [name, model] of Object.entries(config.models)) {
+    (model.fallbacks ?? []).forEach((fallback, i) => {
+      const path = formatPath(['models', name, 'fallbacks', i]);
+      if (isGlob(fallback)) issues.push({ path, message: `"${fallback}" is a glob; a fallback names one model` });
+      else if (fallback === name) issues.push({ path, message: `a model cannot fall back to itself` });
+      else if (!patterns.some((p) => matchGlob(p, fallback))) {
+        issues.push({ path, message: `"${fallback}" matches no configured model (neither an exact name nor a glob)` });
+      }
+    });
+  }
+  return issues;
+};
+
+const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, compatibleNeedsBaseUrl, groupModels, uniqueKeys, fallbackModels];
 
 export function checkRules(config: ValidatedConfig): ConfigIssue[] {
   return RULES.flatMap((rule) => rule(config));

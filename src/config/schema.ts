@@ -12,7 +12,14 @@ import { PROVIDER_TYPES } from './types.js';
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 600_000, idleMs: 300_000 } as const;
+export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 600_000, idleMs: 300_000, totalMs: 1_800_000 } as const;
+export const DEFAULT_RETRIES = 2;
+export const DEFAULT_SERVER_LIMITS = {
+  maxConcurrentRequests: 1024,
+  maxBufferedBytes: 512 * 1024 * 1024,
+  headersTimeoutMs: 30_000,
+  requestTimeoutMs: 300_000,
+} as const;
 
 const protocol = z.enum(PROTOCOLS);
 const feature = z.enum(FEATURES);
@@ -32,6 +39,11 @@ const timeouts = z
     idleMs: positiveInt()
       .default(DEFAULT_TIMEOUTS.idleMs)
       .describe('Longest silence between two chunks of a response body (streams included), in milliseconds.'),
+    totalMs: positiveInt()
+      .default(DEFAULT_TIMEOUTS.totalMs)
+      .describe(
+        'Longest a whole upstream call may take, retries and the complete stream included, in milliseconds (default 30 minutes).',
+      ),
   })
   .describe('Upstream timeouts for this provider.');
 
@@ -42,6 +54,22 @@ const server = z
     maxBodyBytes: positiveInt()
       .default(DEFAULT_MAX_BODY_BYTES)
       .describe('Largest accepted request body, in bytes (default 32 MiB).'),
+    maxConcurrentRequests: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.maxConcurrentRequests)
+      .describe('Most model requests served at once; more are answered 503 with retry-after (default 1024).'),
+    maxBufferedBytes: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.maxBufferedBytes)
+      .describe(
+        'Most bytes of request and response bodies held in memory at once across all requests; a request that would pass it is answered 503 (default 512 MiB).',
+      ),
+    headersTimeoutMs: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.headersTimeoutMs)
+      .describe('Longest a client may take to send its request headers, in milliseconds (default 30 s).'),
+    requestTimeoutMs: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.requestTimeoutMs)
+      .describe(
+        'Longest a client may take to send its whole request (headers and body), in milliseconds (default 5 minutes). Responses are not limited by it.',
+      ),
   })
   .describe('Where the gateway listens.');
 
@@ -72,6 +100,14 @@ const provider = z
         'Protocols the upstream speaks natively, overriding the type\'s own set (openai: responses, chat; anthropic: messages; openai-compatible: chat; echo: all).',
       ),
     timeouts: timeouts.prefault({}),
+    retries: z
+      .int()
+      .min(0)
+      .max(10)
+      .default(DEFAULT_RETRIES)
+      .describe(
+        'Extra attempts after a connection error, a timeout or an HTTP 408/409/429/5xx/529 answer, made only before any byte reached the client (default 2; 0 disables).',
+      ),
   })
   .describe('An upstream: where requests go and how they are authenticated.');
 
@@ -94,6 +130,12 @@ const model = z
       .describe('Request features this model accepts (tools, images, streaming, reasoning). Default: all.'),
     description: z.string().optional().describe('Free text, shown by `check` and the models endpoint.'),
     maxOutputTokens: positiveInt().optional().describe('Largest output token count the model supports.'),
+    fallbacks: z
+      .array(z.string().min(1))
+      .optional()
+      .describe(
+        'Models to try, in order, when this one fails after its retries (unreachable, timeout, 408/409/429/5xx/529, or the provider refused its credential). Only models the caller\'s key group may use are tried.',
+      ),
   })
   .describe('A model (or, for a glob key, a family of models) and where it is served.');
 
@@ -132,6 +174,16 @@ const keyGroup = z
       .array(feature)
       .default([...FEATURES])
       .describe('Request features this group may use. Default: all.'),
+    limits: z
+      .strictObject({
+        requestsPerMinute: positiveInt().optional().describe('Most requests per minute for the whole group (bursts up to this many).'),
+        concurrentRequests: positiveInt().optional().describe('Most requests in progress at once for the whole group.'),
+        tokensPerMinute: positiveInt()
+          .optional()
+          .describe('Most tokens (input + output, as reported by the provider) per rolling minute for the whole group.'),
+      })
+      .optional()
+      .describe('Limits shared by all keys of the group; over a limit is 429 with retry-after.'),
   })
   .describe('Client keys sharing one set of permissions.');
 

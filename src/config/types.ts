@@ -15,6 +15,8 @@ export interface Timeouts {
   readonly headersMs: number;
   /** Longest silence between two body chunks (streams included). */
   readonly idleMs: number;
+  /** Longest a whole upstream call may take, retries and stream included. */
+  readonly totalMs: number;
 }
 
 export interface ProviderConfig {
@@ -29,6 +31,8 @@ export interface ProviderConfig {
   /** Protocols the provider speaks natively. */
   readonly protocols: ReadonlySet<Protocol>;
   readonly timeouts: Timeouts;
+  /** Extra attempts on retryable failures before any byte reached the client. */
+  readonly retries: number;
 }
 
 export interface ModelConfig {
@@ -43,6 +47,8 @@ export interface ModelConfig {
   readonly features: ReadonlySet<Feature>;
   readonly description: string | undefined;
   readonly maxOutputTokens: number | undefined;
+  /** Models tried in order when this one fails after its retries. */
+  readonly fallbacks: readonly string[];
 }
 
 export interface GatewayKey {
@@ -62,6 +68,13 @@ export interface KeyGroupConfig {
   readonly models: readonly string[];
   readonly protocols: ReadonlySet<Protocol>;
   readonly features: ReadonlySet<Feature>;
+  readonly limits: GroupLimits;
+}
+
+export interface GroupLimits {
+  readonly requestsPerMinute?: number;
+  readonly concurrentRequests?: number;
+  readonly tokensPerMinute?: number;
 }
 
 export interface ServerConfig {
@@ -69,6 +82,10 @@ export interface ServerConfig {
   readonly port: number;
   /** Largest accepted request body in bytes (default 32 MiB). */
   readonly maxBodyBytes: number;
+  readonly maxConcurrentRequests: number;
+  readonly maxBufferedBytes: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
 }
 
 export interface Config {

@@ -269,7 +269,8 @@ const config: ProviderConfig = {
   apiKey: undefined,
   headers: {},
   protocols: new Set(PROTOCOLS),
-  timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000 },
+  timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000, totalMs: 1000 },
+  retries: 0,
 };
 
 const request = (protocol: Protocol, json: Record<string, unknown>, signal = new AbortController().signal): UpstreamRequest => ({

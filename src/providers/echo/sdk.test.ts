@@ -58,7 +58,8 @@ const config: ProviderConfig = {
   apiKey: undefined,
   headers: {},
   protocols: new Set(PROTOCOLS),
-  timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000 },
+  timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000, totalMs: 1000 },
+  retries: 0,
 };
 
 let server: Server;
