@@ -38,7 +38,8 @@ export interface GatewayErrorOptions {
   code?: string | null;
   /** The upstream's own error `type`, kept when the caller speaks the same family. */
   upstreamType?: string;
-  retryAfter?: string;
+  /** The HTTP status the provider answered, when the error is its answer (decides retries and fallbacks). */
+  upstreamStatus?: number;
   /** For logs only; never shown to the client. */
   cause?: unknown;
   /** Response headers to pass back with the error (rate-limit, request id, ...). */
@@ -52,6 +53,7 @@ export class GatewayError extends Error {
   readonly param: string | null;
   readonly code: string | null;
   readonly upstreamType: string | undefined;
+  readonly upstreamStatus: number | undefined;
   readonly headers: Record<string, string> | undefined;
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
@@ -61,6 +63,7 @@ export class GatewayError extends Error {
     this.param = options.param ?? null;
     this.code = options.code ?? null;
     this.upstreamType = options.upstreamType;
+    this.upstreamStatus = options.upstreamStatus;
     this.headers = options.headers;
   }
 }

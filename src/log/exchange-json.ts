@@ -5,7 +5,7 @@
  * time of the chunk that completed them. Credential headers are redacted.
  */
 import type { RequestRecord } from './record.js';
-import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
+import type { CapturedBody, UpstreamAttempt } from './exchange.js';
 import { redactHeaders } from './redact.js';
 import { createSseDecoder } from '../sse/parse.js';
 import type { Protocol, Usage } from '../protocols/types.js';
@@ -29,6 +29,8 @@ export interface BodyJson {
   readonly text?: string;
   /** A stream's events, when the body is SSE. */
   readonly events?: readonly StreamEventJson[];
+  /** A whole (not streamed) body: when its last byte passed, in ms since the request arrived. */
+  readonly t?: number;
   /** Capture stopped at the exchange's byte limit; what is here is the start. */
   readonly truncated?: true;
 }
@@ -131,14 +133,15 @@ export function bodyJson(body: CapturedBody, type: string): BodyJson {
   if (body.chunks.length === 0) return { bytes, ...truncated };
   if (type.includes('text/event-stream')) return { bytes, events: streamEvents(body), ...truncated };
   const text = body.chunks.map((c) => (typeof c.data === 'string' ? c.data : c.data.toString('utf8'))).join('');
+  const t = round(body.chunks[body.chunks.length - 1]!.t);
   if (!body.truncated) {
     try {
-      return { bytes, json: JSON.parse(text) as unknown };
+      return { bytes, t, json: JSON.parse(text) as unknown };
     } catch {
       // Not JSON: shown as text.
     }
   }
-  return { bytes, text, ...truncated };
+  return { bytes, t, text, ...truncated };
 }
 
 function streamEvents(body: CapturedBody): StreamEventJson[] {

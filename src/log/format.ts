@@ -4,6 +4,7 @@ import type { Usage } from '../protocols/types.js';
 import type { RequestRecord } from './record.js';
 import { exchangeJson, type BodyJson, type ExchangeJson } from './exchange-json.js';
 import { truncateStrings } from './redact.js';
+import { formatRoute } from './route.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -41,6 +42,8 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
       parts.push(c.blue(`[${r.protocol}→${r.upstreamProtocol}]`));
     }
   }
+  const route = formatRoute(r);
+  if (route) parts.push(c.yellow(`via ${route}`));
   if (r.keyGroup) parts.push(c.magenta(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`));
   if (r.durationMs !== undefined) parts.push(c.yellow(formatDuration(r.durationMs)));
   if (r.stream && r.ttfbMs !== undefined) parts.push(c.gray(`ttfb ${formatDuration(r.ttfbMs)}`));

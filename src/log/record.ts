@@ -27,6 +27,10 @@ export interface RequestRecord {
   /** Time to the first byte sent to the client, for streams. */
   ttfbMs?: number;
   usage?: Usage;
+  /** The fallback model that served the request, when not the one asked for. */
+  servedBy?: string;
+  /** Upstream attempts that failed before the answer (retries, fallbacks), in order. */
+  tries?: Try[];
   /** What translation dropped or approximated. */
   warnings?: readonly string[];
   /** Why the request failed, safe to show. */
@@ -35,4 +39,14 @@ export interface RequestRecord {
   aborted?: boolean;
   /** The whole exchange, captured when someone will look at it (--verbose, --log-file, the inspector). */
   exchange?: Exchange;
+}
+
+/** A failed upstream attempt, for the log line's route (`gpt-a 529×3 → claude-b`). */
+export interface Try {
+  readonly model: string;
+  readonly provider: string;
+  /** The provider's HTTP status, when it answered. */
+  status?: number;
+  /** The failure's kind when it did not answer (`upstream_unavailable`, `timeout`). */
+  error?: string;
 }

@@ -67,7 +67,8 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
 
 /** Maps undici's failures to what the caller should see; the cause stays for the log. */
 export function transportError(err: unknown, config: ProviderConfig, signal?: AbortSignal): unknown {
-  if (signal?.aborted) return err;
+  // The gateway's own cap on the call's total time aborts with the error to show; a client abort with nothing.
+  if (signal?.aborted) return signal.reason instanceof GatewayError ? signal.reason : err;
   const origin = safeOrigin(config.baseUrl);
   if (err instanceof errors.HeadersTimeoutError) {
     return new GatewayError(

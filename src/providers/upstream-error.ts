@@ -59,13 +59,14 @@ export function upstreamHttpError(
       'upstream_error',
       `Provider '${provider.id}' refused the gateway's credential (HTTP ${status}). ` +
         `Your gateway key was accepted; the operator should check providers.${provider.id}.apiKey.`,
-      { headers: { 'x-should-retry': 'false' }, cause: bodyText },
+      { headers: { 'x-should-retry': 'false' }, cause: bodyText, upstreamStatus: status },
     );
   }
   // The error is re-rendered as JSON in the caller's shape, so the upstream's content type must not come along.
   const { 'content-type': _contentType, ...passed } = passBackHeaders(headers);
   const options: ConstructorParameters<typeof GatewayError>[2] = {
     status,
+    upstreamStatus: status,
     headers: passed,
     cause: bodyText,
   };

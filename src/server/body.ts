@@ -4,8 +4,17 @@
  * the limit. Either way the connection is closed after the answer, so the rest
  * of an oversized upload is never buffered.
  */
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
+import { skipJsonString } from '../protocols/json.js';
+
+/**
+ * Deepest nesting of arrays and objects a request body may have. Parsing copes with any depth, but
+ * the walkers after it (validation, translation, token estimates, the log) recurse, and 100,000
+ * levels overflow the stack. Real requests stay far below (a Codex turn: 17).
+ */
+export const MAX_JSON_DEPTH = 256;
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the gateway's limit of ${limit} bytes.`, {
@@ -51,9 +60,31 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 
 export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object.');
+  // Decoding would turn bad bytes into U+FFFD silently, while passthrough forwards the bytes as sent:
+  // the gateway and the provider would read two different requests.
+  if (!isUtf8(raw)) throw invalidRequest('The request body is not valid UTF-8 (JSON must be UTF-8).');
+  let json: unknown;
   try {
-    return JSON.parse(raw.toString('utf8')) as unknown;
+    json = JSON.parse(raw.toString('utf8')) as unknown;
   } catch (err) {
     throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
+  // Nesting deeper than the limit takes more bytes than a small body has.
+  if (raw.length > 2 * MAX_JSON_DEPTH && typeof json === 'object' && json !== null && nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
+    throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  }
+  return json;
+}
+
+/** Whether valid JSON text nests arrays and objects deeper than `limit`. Strings are skipped with the native indexOf. */
+export function nestedDeeperThan(json: Buffer, limit: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === 0x22 /* " */) i = skipJsonString(json, i) - 1;
+    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
 }

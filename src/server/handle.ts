@@ -7,27 +7,21 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/authenticate.js';
-import { authorize } from '../auth/authorize.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
+import { capture, newExchange } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
 import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
-import { errorFamily, type Feature, type Protocol } from '../protocols/types.js';
+import { errorFamily, type Protocol } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
-import { resolveModel, type Target } from '../routing/resolve-model.js';
-import type { TranslateContext } from '../translate/ir.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
-import { planUpstream } from '../translate/plan.js';
-import { renameModel } from '../translate/rename-model.js';
 import { parseJsonBody, readBody } from './body.js';
 import { modelsBody } from './models.js';
-import { relay } from './relay.js';
+import { checkServable, forward, primaryRoute } from './forward.js';
 import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
-import { upstreamHeaders } from './upstream-headers.js';
 
 /** What a request is served with. Replaced as a whole on reload, so a request keeps the state it started with. */
 export interface GatewayState {
@@ -59,8 +53,6 @@ export interface HandlerDeps {
 }
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
-const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
-const NONE: ReadonlySet<Feature> = new Set();
 
 /** Request ids: a random prefix per handler and a counter, so no entropy is drawn per request. */
 function requestIds(): () => string {
@@ -98,6 +90,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     res.once('close', () => {
       record.durationMs = performance.now() - record.start;
       if (res.headersSent) record.status ??= res.statusCode;
+      clearTimeout(upstream.deadline);
       if (!res.writableFinished) {
         record.aborted = true;
         upstream.controller?.abort();
@@ -117,6 +110,8 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
 /** The upstream call of a request, once there is one, so the request's close listener can cancel it. */
 interface UpstreamCall {
   controller?: AbortController;
+  /** The provider's cap on the call's total time. */
+  deadline?: NodeJS.Timeout;
 }
 
 async function serve(
@@ -194,99 +189,40 @@ async function proxy(
   record.model = info.model;
   record.stream = info.stream;
 
-  const target = resolveModel(config, info.model);
-  record.provider = target.provider.id;
-  record.upstreamModel = target.upstreamModel;
-  const plan = planUpstream(protocol, target.provider);
-  record.upstreamProtocol = plan.upstreamProtocol;
-  // Claude Code and Codex always ask for reasoning; translated to a model without it, the request goes without.
-  const dropReasoning = plan.translator !== undefined && !target.model.features.has('reasoning');
-  authorize(group, target.model, info.model, protocol, operation === 'create' ? info.features : [], dropReasoning ? REASONING : NONE);
-  const provider = state.providers.get(target.provider.id);
-  if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
+  const primary = primaryRoute(state, group, protocol, info, operation);
+  // Counting tokens needs no upstream when the provider does not speak Messages: it cannot count.
+  if (operation === 'count_tokens' && primary.plan.translator) {
+    record.provider = primary.target.provider.id;
+    return sendJson(res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' }, record);
+  }
+  checkServable({ protocol, body, info }, primary);
 
   const controller = new AbortController();
   call.controller = controller;
-  const send = (upstreamBody: Buffer, upstreamJson: Record<string, unknown>) => {
-    const headers = upstreamHeaders(req.headers, plan.upstreamProtocol);
-    if (exchange) {
-      const attempt: UpstreamAttempt = {
-        model: info.model,
-        provider: target.provider.id,
-        upstreamModel: target.upstreamModel,
-        protocol: plan.upstreamProtocol,
-        t: performance.now() - record.start,
-        headers,
-        body: emptyBody(),
-        response: emptyBody(),
-      };
-      capture(exchange, attempt.body, attempt.t, upstreamBody);
-      exchange.attempts.push(attempt);
-    }
-    return provider.send({
-      protocol: plan.upstreamProtocol,
+  await forward(
+    {
+      req,
+      record,
+      state,
+      group,
+      protocol,
       operation,
-      headers,
-      body: upstreamBody,
-      json: upstreamJson,
-      signal: controller.signal,
-    });
-  };
-  const relayContext = { res, protocol, provider, record, signal: controller.signal };
-
-  if (!plan.translator) {
-    const upstream = await send(renameModel(raw, body, target.upstreamModel), body);
-    return relay(upstream, relayContext);
-  }
-
-  // Translated. Counting tokens needs no upstream: providers that do not speak Messages cannot count.
-  if (operation === 'count_tokens') {
-    return sendJson(res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' }, record);
-  }
-  if (protocol === 'responses' && body.previous_response_id != null) {
-    throw invalidRequest(
-      `previous_response_id needs the conversation stored server-side, and model '${info.model}' is served through ` +
-        `${plan.upstreamProtocol === 'chat' ? 'Chat Completions' : 'the Messages API'}, which keeps none. ` +
-        'Send the whole conversation in `input` (with store: false), as Codex does.',
-      'previous_response_id',
-    );
-  }
-  const ctx = translateContext(protocol, plan.upstreamProtocol, info.model, target, dropReasoning);
-  const upstreamJson = plan.translator.request(body, ctx);
-  record.warnings = ctx.warnings;
-  const gatewayHeaders: Record<string, string> = { 'x-model-gateway-translated': `${protocol}->${plan.upstreamProtocol}` };
-  if (ctx.warnings.length > 0) {
-    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
-    gatewayHeaders['x-model-gateway-dropped'] = [...new Set(ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
-  }
-  const upstream = await send(Buffer.from(JSON.stringify(upstreamJson)), upstreamJson);
-  await relay(upstream, {
-    ...relayContext,
-    translation: { translator: plan.translator, ctx, callerBody: body, stream: info.stream, headers: gatewayHeaders },
-  });
-}
-
-function translateContext(
-  caller: Protocol,
-  upstream: Protocol,
-  requestedModel: string,
-  target: Target,
-  dropReasoning: boolean,
-): TranslateContext {
-  const type = target.provider.type;
-  return {
-    ...(dropReasoning ? { reasoningUnsupported: true } : {}),
-    caller,
-    upstream,
-    requestedModel,
-    upstreamModel: target.upstreamModel,
-    ...(target.model.maxOutputTokens !== undefined ? { maxOutputTokens: target.model.maxOutputTokens } : {}),
-    upstreamDialect: type === 'anthropic' ? 'anthropic' : type === 'openai-compatible' ? 'compatible' : 'openai',
-    now: Date.now,
-    newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
-    warnings: [],
-    toolNames: new Map(),
-  };
+      info,
+      raw,
+      body,
+      controller,
+      relayContext: { res, protocol, record, signal: controller.signal },
+      armDeadline: (ms) => {
+        clearTimeout(call.deadline);
+        call.deadline = setTimeout(() => {
+          controller.abort(
+            new GatewayError('timeout', `Provider '${record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
+          );
+        }, ms).unref();
+      },
+    },
+    primary,
+  );
 }
 
 function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {

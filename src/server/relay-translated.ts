@@ -5,12 +5,11 @@
 import { GatewayError } from '../errors.js';
 import { isObject, parseJson } from '../protocols/json.js';
 import { protocolSpecs } from '../protocols/registry.js';
-import { transportError } from '../providers/http.js';
 import { passBackHeaders } from '../providers/response-headers.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { capture, lastAttempt } from '../log/exchange.js';
-import { captureUpstream, type RelayContext, type Translation } from './relay.js';
+import { captureUpstream, streamFailure, type RelayContext, type Translation } from './relay.js';
 import { STREAM_HEADERS, captureResponse } from './respond.js';
 import { readAll } from './upstream-body.js';
 
@@ -121,11 +120,10 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
       finish(out + stream.end());
     });
     body.once('error', (cause: Error) => {
-      if (ctx.signal.aborted || res.destroyed) return finish('');
-      const mapped = transportError(cause, ctx.provider.config);
-      const message = `The stream from provider '${ctx.provider.id}' broke off${mapped instanceof GatewayError ? `: ${mapped.message}` : '.'}`;
-      record.error = message;
-      finish(stream.fail(message));
+      const err = streamFailure(cause, ctx);
+      if (!err) return finish('');
+      record.error = err.message;
+      finish(stream.fail(err.message));
     });
     res.once('close', () => {
       if (!settled) {

@@ -14,17 +14,14 @@ import type { Protocol } from '../protocols/types.js';
 import { transportError } from '../providers/http.js';
 import { passBackHeaders } from '../providers/response-headers.js';
 import type { Provider, UpstreamResponse } from '../providers/types.js';
-import { upstreamHttpError } from '../providers/upstream-error.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { relayTranslated } from './relay-translated.js';
 import { STREAM_HEADERS, captureResponse } from './respond.js';
 import { capture, lastAttempt, type UpstreamAttempt } from '../log/exchange.js';
-import { readAll, readText } from './upstream-body.js';
+import { readAll } from './upstream-body.js';
 import type { TranslateContext } from '../translate/ir.js';
 import type { Translator } from '../translate/translator.js';
 
-/** Error bodies are read up to this size; the rest is discarded. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 export interface Translation {
   readonly translator: Translator;
@@ -46,16 +43,12 @@ export interface RelayContext {
   readonly translation?: Translation;
 }
 
+/** Relays a 2xx answer (failures are handled by forward.ts, which may still retry them). */
 export async function relay(upstream: UpstreamResponse, ctx: RelayContext): Promise<void> {
   const attempt = lastAttempt(ctx.record.exchange);
   if (attempt) {
     attempt.status = upstream.status;
     attempt.responseHeaders = upstream.headers;
-  }
-  if (upstream.status < 200 || upstream.status >= 300) {
-    const text = await readText(upstream.body, ERROR_BODY_LIMIT, ctx.signal);
-    if (attempt) captureUpstream(ctx, attempt, text);
-    throw upstreamHttpError(ctx.provider.config, upstream.status, upstream.headers, text);
   }
   if (ctx.translation) return relayTranslated(upstream, ctx, ctx.translation);
   const headers = passBackHeaders(upstream.headers);
@@ -83,6 +76,20 @@ export function captureUpstream(ctx: RelayContext, attempt: UpstreamAttempt, dat
   const t = performance.now() - ctx.record.start;
   capture(ctx.record.exchange!, attempt.response, t, data);
   attempt.durationMs = t - attempt.t;
+}
+
+/**
+ * Why a stream broke off, as the client should read it; undefined when the client
+ * left (nobody to tell). The total-time cap aborts with its own GatewayError.
+ */
+export function streamFailure(cause: Error, ctx: RelayContext): GatewayError | undefined {
+  if (ctx.res.destroyed) return undefined;
+  const reason: unknown = ctx.signal.reason;
+  if (ctx.signal.aborted) return reason instanceof GatewayError ? reason : undefined;
+  const mapped = transportError(cause, ctx.provider.config);
+  const detail = mapped instanceof GatewayError ? `: ${mapped.message}` : '.';
+  const kind = mapped instanceof GatewayError && mapped.kind === 'timeout' ? 'timeout' : 'upstream_error';
+  return new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);
 }
 
 function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>, ctx: RelayContext): Promise<void> {
@@ -133,11 +140,8 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
       finish(watch.errorFrames(err));
     });
     body.once('error', (cause: Error) => {
-      if (ctx.signal.aborted || res.destroyed) return finish();
-      const mapped = transportError(cause, ctx.provider.config);
-      const detail = mapped instanceof GatewayError ? `: ${mapped.message}` : '.';
-      const kind = mapped instanceof GatewayError && mapped.kind === 'timeout' ? 'timeout' : 'upstream_error';
-      const err = new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);
+      const err = streamFailure(cause, ctx);
+      if (!err) return finish();
       record.error = err.message;
       finish(watch.errorFrames(err));
     });

@@ -163,11 +163,12 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   upstreamServer = await startFakeUpstream();
+  // No retries: the error cases check how one upstream error is translated (retries have their own tests).
   const config: WrittenConfig = {
     providers: {
-      chat: { type: 'openai-compatible', baseUrl: `${upstreamServer.url}/v1` },
-      responses: { type: 'openai-compatible', baseUrl: `${upstreamServer.url}/v1`, protocols: ['responses'] },
-      messages: { type: 'anthropic', baseUrl: upstreamServer.url, apiKey: 'sk-ant-test' },
+      chat: { type: 'openai-compatible', baseUrl: `${upstreamServer.url}/v1`, retries: 0 },
+      responses: { type: 'openai-compatible', baseUrl: `${upstreamServer.url}/v1`, protocols: ['responses'], retries: 0 },
+      messages: { type: 'anthropic', baseUrl: upstreamServer.url, apiKey: 'sk-ant-test', retries: 0 },
     },
     models: {
       'on-chat': { provider: 'chat', upstreamModel: 'upstream-model' },

@@ -18,14 +18,15 @@ let anthropic: Anthropic;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
+  // No retries: the error cases check how one upstream error is translated (retries have their own tests).
   gw = await startGateway({
     providers: {
       // Speaks only Chat, like Ollama or vLLM.
-      local: { type: 'openai-compatible', baseUrl: `${upstream.url}/v1` },
+      local: { type: 'openai-compatible', baseUrl: `${upstream.url}/v1`, retries: 0 },
       // Speaks only Responses.
-      responsesOnly: { type: 'openai-compatible', baseUrl: `${upstream.url}/v1`, protocols: ['responses'] },
-      anthropic: { type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_ANTHROPIC_KEY },
-      openai: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-openai-provider-key-0000' },
+      responsesOnly: { type: 'openai-compatible', baseUrl: `${upstream.url}/v1`, protocols: ['responses'], retries: 0 },
+      anthropic: { type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_ANTHROPIC_KEY, retries: 0 },
+      openai: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-openai-provider-key-0000', retries: 0 },
     },
     models: {
       qwen: { provider: 'local', upstreamModel: 'qwen2.5-coder:7b' },

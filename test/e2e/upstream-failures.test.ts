@@ -25,13 +25,15 @@ beforeAll(async () => {
   deadPort = (probe.address() as AddressInfo).port;
   await new Promise((r) => probe.close(r));
 
+  // No retries: these cases check how one failure reaches the client (retries.test.ts covers retrying).
   const base = testConfig(upstream.url);
+  const once = Object.fromEntries(Object.entries(base.providers).map(([id, p]) => [id, { ...p, retries: 0 }]));
   gw = await startGateway({
     ...base,
     providers: {
-      ...base.providers,
-      slow: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-x', timeouts: { headersMs: 300, idleMs: 300 } },
-      down: { type: 'anthropic', baseUrl: `http://127.0.0.1:${deadPort}`, apiKey: 'sk-x' },
+      ...once,
+      slow: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-x', timeouts: { headersMs: 300, idleMs: 300 }, retries: 0 },
+      down: { type: 'anthropic', baseUrl: `http://127.0.0.1:${deadPort}`, apiKey: 'sk-x', retries: 0 },
     },
     models: { ...base.models, 'slow-model': { provider: 'slow' }, 'down-model': { provider: 'down' } },
   });

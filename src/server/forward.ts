@@ -1,0 +1,293 @@
+/**
+ * Sends a request upstream and relays the answer, retrying and falling back while
+ * nothing has reached the client yet. A route is a model the request may be served
+ * by (the one asked for, then its fallbacks); each route is tried up to its
+ * provider's `retries + 1` times, with the SDKs' backoff (see retry-policy.ts).
+ * Once an upstream answers 2xx the relay starts and the gateway is committed: a
+ * failure after that is reported in-band, never retried.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { authorize } from '../auth/authorize.js';
+import type { KeyGroupConfig } from '../config/types.js';
+import { GatewayError, invalidRequest } from '../errors.js';
+import { capture, emptyBody, type UpstreamAttempt } from '../log/exchange.js';
+import type { RequestRecord, Try } from '../log/record.js';
+import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
+import type { Operation, Provider, UpstreamResponse } from '../providers/types.js';
+import { upstreamHttpError } from '../providers/upstream-error.js';
+import { findModel, resolveModel, type Target } from '../routing/resolve-model.js';
+import type { TranslateContext } from '../translate/ir.js';
+import { planUpstream, type Plan } from '../translate/plan.js';
+import { renameModel } from '../translate/rename-model.js';
+import type { GatewayState } from './handle.js';
+import { captureUpstream, relay, type RelayContext, type Translation } from './relay.js';
+import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
+import { readText } from './upstream-body.js';
+import { upstreamHeaders } from './upstream-headers.js';
+
+/** Error bodies are read up to this size; the rest is discarded. */
+const ERROR_BODY_LIMIT = 64 * 1024;
+const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
+const NONE: ReadonlySet<Feature> = new Set();
+
+/** A model the request may be served by, and how it gets there. */
+export interface Route {
+  /** The gateway model name (the requested one, or a fallback's). */
+  readonly name: string;
+  readonly target: Target;
+  readonly plan: Plan;
+  readonly provider: Provider;
+  /** Translated to a model without reasoning: the request goes without it. */
+  readonly dropReasoning: boolean;
+}
+
+/** The request being forwarded: what was read and decided before the first upstream call. */
+export interface Forwarding {
+  readonly req: IncomingMessage;
+  readonly record: RequestRecord;
+  readonly state: GatewayState;
+  readonly group: KeyGroupConfig;
+  readonly protocol: Protocol;
+  readonly operation: Operation;
+  readonly info: RequestInfo;
+  readonly raw: Buffer;
+  readonly body: Record<string, unknown>;
+  /** Aborted when the client goes away, or with a GatewayError when the total time runs out. */
+  readonly controller: AbortController;
+  readonly relayContext: Omit<RelayContext, 'provider' | 'translation'>;
+  /** Arms the overall cap of a route's provider (replacing the previous one). */
+  readonly armDeadline: (ms: number) => void;
+}
+
+/** The route for the requested model; its errors (403, 400) are the caller's answer. */
+export function primaryRoute(state: GatewayState, group: KeyGroupConfig, protocol: Protocol, info: RequestInfo, operation: Operation): Route {
+  return routeTo(state, group, info.model, resolveModel(state.config, info.model), protocol, info, operation);
+}
+
+function routeTo(
+  state: GatewayState,
+  group: KeyGroupConfig,
+  name: string,
+  target: Target,
+  protocol: Protocol,
+  info: RequestInfo,
+  operation: Operation,
+): Route {
+  const plan = planUpstream(protocol, target.provider);
+  // Claude Code and Codex always ask for reasoning; translated to a model without it, the request goes without.
+  const dropReasoning = plan.translator !== undefined && !target.model.features.has('reasoning');
+  authorize(group, target.model, name, protocol, operation === 'create' ? info.features : [], dropReasoning ? REASONING : NONE);
+  const provider = state.providers.get(target.provider.id);
+  if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
+  return { name, target, plan, provider, dropReasoning };
+}
+
+/** The fallbacks this caller may use, in order; one it may not use (or that cannot serve this request) is skipped. */
+function* fallbackRoutes(f: Forwarding, primary: Route): Generator<Route> {
+  const { config } = f.state;
+  for (const name of primary.target.model.fallbacks) {
+    const model = findModel(config, name);
+    const provider = model && config.providers.get(model.provider);
+    if (!model || !provider) continue;
+    try {
+      const route = routeTo(f.state, f.group, name, { model, provider, upstreamModel: model.upstreamModel ?? name }, f.protocol, f.info, f.operation);
+      checkServable(f, route);
+      yield route;
+    } catch {
+      // Not allowed for this key group, or unable to serve this request: not a candidate.
+    }
+  }
+}
+
+/** Requests a translated route cannot serve at all, refused before anything is sent. */
+export function checkServable(f: Pick<Forwarding, 'protocol' | 'body' | 'info'>, route: Route): void {
+  if (route.plan.translator && f.protocol === 'responses' && f.body.previous_response_id != null) {
+    throw invalidRequest(
+      `previous_response_id needs the conversation stored server-side, and model '${f.info.model}' is served through ` +
+        `${route.plan.upstreamProtocol === 'chat' ? 'Chat Completions' : 'the Messages API'}, which keeps none. ` +
+        'Send the whole conversation in `input` (with store: false), as Codex does.',
+      'previous_response_id',
+    );
+  }
+}
+
+/** What goes upstream on a route: the bytes, and how to bring the answer back. */
+interface Prepared {
+  readonly body: Buffer;
+  readonly json: Record<string, unknown>;
+  readonly translation?: Translation;
+}
+
+function prepare(f: Forwarding, route: Route): Prepared {
+  const { plan, target } = route;
+  if (!plan.translator) return { body: renameModel(f.raw, f.body, target.upstreamModel), json: f.body };
+  const ctx = translateContext(f.protocol, plan.upstreamProtocol, f.info.model, target, route.dropReasoning);
+  const json = plan.translator.request(f.body, ctx);
+  const headers: Record<string, string> = { 'x-model-gateway-translated': `${f.protocol}->${plan.upstreamProtocol}` };
+  if (ctx.warnings.length > 0) {
+    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
+    headers['x-model-gateway-dropped'] = [...new Set(ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
+  }
+  return {
+    body: Buffer.from(JSON.stringify(json)),
+    json,
+    translation: { translator: plan.translator, ctx, callerBody: f.body, stream: f.info.stream, headers },
+  };
+}
+
+function translateContext(caller: Protocol, upstream: Protocol, requestedModel: string, target: Target, dropReasoning: boolean): TranslateContext {
+  const type = target.provider.type;
+  return {
+    ...(dropReasoning ? { reasoningUnsupported: true } : {}),
+    caller,
+    upstream,
+    requestedModel,
+    upstreamModel: target.upstreamModel,
+    ...(target.model.maxOutputTokens !== undefined ? { maxOutputTokens: target.model.maxOutputTokens } : {}),
+    upstreamDialect: type === 'anthropic' ? 'anthropic' : type === 'openai-compatible' ? 'compatible' : 'openai',
+    now: Date.now,
+    newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
+    warnings: [],
+    toolNames: new Map(),
+  };
+}
+
+/** Tries the primary route, then its fallbacks, until one answers 2xx; relays that answer. */
+export async function forward(f: Forwarding, primary: Route): Promise<void> {
+  let failure: unknown;
+  let sent = 0;
+  let fallbacks: Generator<Route> | undefined;
+  for (let route: Route | undefined = primary; route; route = (fallbacks ??= fallbackRoutes(f, primary)).next().value) {
+    const outcome = await tryRoute(f, route);
+    if (outcome === 'done') return;
+    failure = outcome.failure;
+    sent += outcome.attempts;
+    if (f.controller.signal.aborted || !shouldFallBack(failure)) break;
+  }
+  const reason: unknown = f.controller.signal.reason;
+  if (reason instanceof GatewayError) throw reason; // The total time ran out.
+  if (f.controller.signal.aborted) return; // The client left; nobody to answer.
+  // Tell the caller's SDK not to retry what the gateway already retried.
+  throw sent > 1 && failure instanceof GatewayError ? withHeaders(failure, { 'x-should-retry': 'false' }) : failure;
+}
+
+type Outcome = 'done' | { readonly failure: unknown; readonly attempts: number };
+
+async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
+  const { record, controller } = f;
+  const provider = route.provider;
+  const prepared = prepare(f, route);
+  noteRoute(record, route, prepared);
+  f.armDeadline(provider.config.timeouts.totalMs);
+  const retries = provider.config.retries;
+  let failure: unknown;
+  let attempts = 0;
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    if (attempt > 0) {
+      const delay = retryDelayMs(attempt, failure instanceof GatewayError ? retryAfterMs(failure.headers) : undefined);
+      if (delay === undefined) break;
+      try {
+        await sleep(delay, undefined, { signal: controller.signal });
+      } catch {
+        break; // The client left, or the total time ran out.
+      }
+    }
+    const sent = performance.now();
+    attempts++;
+    let upstream: UpstreamResponse;
+    try {
+      upstream = await send(f, route, prepared);
+    } catch (err) {
+      failure = err;
+      noteFailure(record, route, err, sent);
+      if (controller.signal.aborted || !isRetryable(err)) break;
+      continue;
+    }
+    if (upstream.status >= 200 && upstream.status < 300) {
+      await relay(upstream, { ...f.relayContext, provider, ...(prepared.translation ? { translation: prepared.translation } : {}) });
+      return 'done';
+    }
+    failure = await httpFailure(f, route, upstream);
+    noteFailure(record, route, failure, sent);
+    if (!isRetryable(failure)) break;
+  }
+  return { failure, attempts };
+}
+
+function send(f: Forwarding, route: Route, prepared: Prepared): Promise<UpstreamResponse> {
+  const { record } = f;
+  const headers = upstreamHeaders(f.req.headers, route.plan.upstreamProtocol);
+  const exchange = record.exchange;
+  if (exchange) {
+    const attempt: UpstreamAttempt = {
+      model: route.name,
+      provider: route.target.provider.id,
+      upstreamModel: route.target.upstreamModel,
+      protocol: route.plan.upstreamProtocol,
+      t: performance.now() - record.start,
+      headers,
+      body: emptyBody(),
+      response: emptyBody(),
+    };
+    capture(exchange, attempt.body, attempt.t, prepared.body);
+    exchange.attempts.push(attempt);
+  }
+  return route.provider.send({
+    protocol: route.plan.upstreamProtocol,
+    operation: f.operation,
+    headers,
+    body: prepared.body,
+    json: prepared.json,
+    signal: f.controller.signal,
+  });
+}
+
+/** A non-2xx answer: its body read (bounded) so the connection can be reused, and turned into the error it means. */
+async function httpFailure(f: Forwarding, route: Route, upstream: UpstreamResponse): Promise<GatewayError> {
+  const attempt = f.record.exchange?.attempts[f.record.exchange.attempts.length - 1];
+  if (attempt) {
+    attempt.status = upstream.status;
+    attempt.responseHeaders = upstream.headers;
+  }
+  const text = await readText(upstream.body, ERROR_BODY_LIMIT, f.controller.signal);
+  if (attempt) captureUpstream({ ...f.relayContext, provider: route.provider }, attempt, text);
+  return upstreamHttpError(route.provider.config, upstream.status, upstream.headers, text);
+}
+
+/** The record describes the route being tried: the line and the log show where the request went. */
+function noteRoute(record: RequestRecord, route: Route, prepared: Prepared): void {
+  record.provider = route.target.provider.id;
+  record.upstreamModel = route.target.upstreamModel;
+  record.upstreamProtocol = route.plan.upstreamProtocol;
+  if (route.name !== record.model) record.servedBy = route.name;
+  else delete record.servedBy;
+  if (prepared.translation) record.warnings = prepared.translation.ctx.warnings;
+  else delete record.warnings;
+}
+
+function noteFailure(record: RequestRecord, route: Route, err: unknown, sent: number): void {
+  const attempt = record.exchange?.attempts[record.exchange.attempts.length - 1];
+  const message = err instanceof Error ? err.message : String(err);
+  if (attempt) {
+    attempt.error ??= message;
+    attempt.durationMs ??= performance.now() - sent;
+  }
+  const t: Try = { model: route.name, provider: route.target.provider.id };
+  if (err instanceof GatewayError && err.upstreamStatus !== undefined) t.status = err.upstreamStatus;
+  else t.error = err instanceof GatewayError ? err.kind : 'error';
+  (record.tries ??= []).push(t);
+}
+
+function withHeaders(err: GatewayError, headers: Record<string, string>): GatewayError {
+  return new GatewayError(err.kind, err.message, {
+    status: err.status,
+    param: err.param,
+    code: err.code,
+    ...(err.upstreamType !== undefined ? { upstreamType: err.upstreamType } : {}),
+    ...(err.upstreamStatus !== undefined ? { upstreamStatus: err.upstreamStatus } : {}),
+    headers: { ...err.headers, ...headers },
+    cause: err.cause,
+  });
+}
