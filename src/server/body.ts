@@ -7,6 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
+import type { ByteBudget } from './load.js';
 import { skipJsonString } from '../protocols/json.js';
 
 /**
@@ -22,7 +23,8 @@ function tooLarge(limit: number): GatewayError {
   });
 }
 
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** @param budget the gateway-wide allowance for bodies held in memory; throws 503 when it is spent. */
+export function readBody(req: IncomingMessage, limit: number, budget?: ByteBudget): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
 
@@ -35,6 +37,14 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
         cleanup();
         req.pause();
         reject(tooLarge(limit));
+        return;
+      }
+      try {
+        budget?.take(chunk.length);
+      } catch (err) {
+        cleanup();
+        req.pause();
+        reject(err);
         return;
       }
       chunks.push(chunk);

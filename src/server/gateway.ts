@@ -11,6 +11,9 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
+import { createMemoryLimitStore } from '../limits/memory-store.js';
+import type { LimitStore } from '../limits/limit-store.js';
+import { newServerLoad } from './load.js';
 import { createHandler, type GatewayState, type HandlerDeps, type Mount, type RequestObserver } from './handle.js';
 
 export interface GatewayOptions {
@@ -26,9 +29,17 @@ export interface GatewayOptions {
   readonly observers?: readonly RequestObserver[];
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
+  /** Where key-group limits are kept; default: this process's memory. */
+  readonly limitStore?: LimitStore;
 }
 
 export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
+
+/** Addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h.startsWith('::ffff:127.');
+}
 
 /** What `reload` hands back about the state it replaced. */
 export interface Replaced {
@@ -74,6 +85,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     captureLimit: options.captureLimit ?? (options.logger.capturesExchanges ? DEFAULT_CAPTURE_LIMIT : 0),
     observers: options.observers ?? [],
     mounts: options.mounts ?? [],
+    limits: options.limitStore ?? createMemoryLimitStore(),
+    load: newServerLoad(),
   };
 
   const generation = (config: Config): Generation => {
@@ -94,7 +107,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   let inFlight = 0;
   let idle: (() => void) | undefined;
-  const server = createServer((req, res) => {
+  // Node checks the two client timeouts on this interval (default 30 s, which would let a stuck client linger).
+  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
     // The generation is fixed here, so a reload mid-request cannot change what serves it.
     const gen = current;
     inFlight++;
@@ -110,8 +124,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
     gen.handle(req, res);
   });
-  // LLM calls run for minutes; the client side must not be cut by Node's defaults.
-  server.requestTimeout = 0;
+  // Slow or stuck clients: headersTimeout and requestTimeout bound how long a client may take to
+  // send its request (not how long the answer takes: LLM calls run for minutes).
+  const applyServerTimeouts = (config: Config) => {
+    server.headersTimeout = config.server.headersTimeoutMs;
+    server.requestTimeout = Math.max(config.server.requestTimeoutMs, config.server.headersTimeoutMs);
+  };
+  applyServerTimeouts(options.config);
   server.keepAliveTimeout = 65_000;
 
   return {
@@ -121,6 +140,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
     reload(config) {
       const next = generation(config);
+      applyServerTimeouts(config);
       const previous = current;
       current = next;
       previous.replaced = true;
@@ -129,6 +149,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       return { previous: previous.state, inFlight: previous.inFlight, retired: previous.retired };
     },
     listen(port = options.config.server.port, host = options.config.server.host) {
+      if (!isLoopback(host) && current.state.config.keyGroups.size === 0) {
+        return Promise.reject(
+          new Error(
+            `Refusing to listen on ${host}: no key group is configured, so anyone who can reach this address could use your providers. ` +
+              'Add a key group, or listen on 127.0.0.1.',
+          ),
+        );
+      }
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {

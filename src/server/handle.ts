@@ -18,6 +18,8 @@ import { errorFamily, type Protocol } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import { parseJsonBody, readBody } from './body.js';
+import { byteBudget, enter, type ServerLoad } from './load.js';
+import type { Admission, LimitName, LimitStore } from '../limits/limit-store.js';
 import { modelsBody } from './models.js';
 import { checkServable, forward, primaryRoute } from './forward.js';
 import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
@@ -50,6 +52,10 @@ export interface HandlerDeps {
   readonly captureLimit: number;
   readonly observers: readonly RequestObserver[];
   readonly mounts: readonly Mount[];
+  /** Per-key-group limits, shared by every config generation. */
+  readonly limits: LimitStore;
+  /** What the whole gateway carries, shared by every config generation. */
+  readonly load: ServerLoad;
 }
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -91,6 +97,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
       record.durationMs = performance.now() - record.start;
       if (res.headersSent) record.status ??= res.statusCode;
       clearTimeout(upstream.deadline);
+      upstream.leave?.(record);
       if (!res.writableFinished) {
         record.aborted = true;
         upstream.controller?.abort();
@@ -112,6 +119,8 @@ interface UpstreamCall {
   controller?: AbortController;
   /** The provider's cap on the call's total time. */
   deadline?: NodeJS.Timeout;
+  /** Gives back what the request holds (its place in the server's and its group's limits). */
+  leave?: (record: RequestRecord) => void;
 }
 
 async function serve(
@@ -140,7 +149,7 @@ async function serve(
     }
     case 'create':
     case 'count_tokens':
-      return proxy(req, res, record, state, endpoint, upstream);
+      return proxy(req, res, record, state, endpoint, upstream, deps);
   }
 }
 
@@ -162,6 +171,7 @@ async function proxy(
   state: GatewayState,
   endpoint: Extract<Endpoint, { kind: 'create' | 'count_tokens' }>,
   call: UpstreamCall,
+  deps: HandlerDeps,
 ) {
   const { config } = state;
   const protocol = endpoint.protocol;
@@ -180,7 +190,14 @@ async function proxy(
     }
   }
 
-  const raw = await readBody(req, config.server.maxBodyBytes);
+  await admit(call, deps, config, group, operation);
+  const budget = byteBudget(deps.load, config.server);
+  const leave = call.leave!;
+  call.leave = (r) => {
+    budget.giveBack();
+    leave(r);
+  };
+  const raw = await readBody(req, config.server.maxBodyBytes, budget);
   const exchange = record.exchange;
   if (exchange) capture(exchange, exchange.request, performance.now() - record.start, raw);
   const json = parseJsonBody(raw);
@@ -224,6 +241,39 @@ async function proxy(
     primary,
   );
 }
+
+/**
+ * Counts the request in against the server's cap and its key group's limits (model
+ * calls only: counting tokens is cheap and often answered locally), and arranges for
+ * it to be counted out, with the tokens it used, when it ends.
+ */
+async function admit(call: UpstreamCall, deps: HandlerDeps, config: Config, group: KeyGroupConfig, operation: string): Promise<void> {
+  enter(deps.load, config.server);
+  let admission: Admission | undefined;
+  call.leave = (r) => {
+    deps.load.active--;
+    admission?.end((r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0));
+  };
+  const limits = group.limits;
+  if (operation !== 'create' || (limits.requestsPerMinute ?? limits.concurrentRequests ?? limits.tokensPerMinute) === undefined) return;
+  const pending = deps.limits.admit(group.name, limits, Date.now());
+  const decision = pending instanceof Promise ? await pending : pending;
+  if (decision.ok) {
+    admission = decision.admission;
+    return;
+  }
+  const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  throw new GatewayError('rate_limit', `Key group '${group.name}' is over its limit of ${LIMIT_TEXT[decision.limit](decision.value)}; retry in ${seconds}s.`, {
+    code: 'rate_limit_exceeded',
+    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
+  });
+}
+
+const LIMIT_TEXT = {
+  requestsPerMinute: (n: number) => `${n} requests per minute`,
+  concurrentRequests: (n: number) => `${n} concurrent requests`,
+  tokensPerMinute: (n: number) => `${n} tokens per minute`,
+} as const satisfies Record<LimitName, (n: number) => string>;
 
 function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {
   if (res.destroyed || res.writableEnded) return;

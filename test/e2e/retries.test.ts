@@ -155,7 +155,9 @@ describe('retries before the first byte', () => {
   });
 
   it('a connection reset before the answer is retried', async () => {
-    upstream.once((_req, res) => res.socket?.destroy());
+    upstream.once((_req, res) => {
+      res.socket?.destroy();
+    });
     const res = await post('gpt-test');
     expect(res.status).toBe(200);
     expect(upstream.received).toHaveLength(2);
