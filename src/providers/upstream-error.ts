@@ -47,6 +47,15 @@ export function parseErrorBody(text: string): ParsedError {
   return out;
 }
 
+/**
+ * An upstream's error text with the provider's own credential cut out: some servers echo
+ * the key they were sent, and the text goes to the client, the log and the inspector.
+ */
+export function scrubCredential(text: string, provider: ProviderConfig): string {
+  const key = provider.apiKey;
+  return key && key.length >= 8 && text.includes(key) ? text.split(key).join('[redacted]') : text;
+}
+
 export function upstreamHttpError(
   provider: ProviderConfig,
   status: number,

@@ -16,7 +16,7 @@ import { capture, emptyBody, type UpstreamAttempt } from '../log/exchange.js';
 import type { RequestRecord, Try } from '../log/record.js';
 import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
 import type { Operation, Provider, UpstreamResponse } from '../providers/types.js';
-import { upstreamHttpError } from '../providers/upstream-error.js';
+import { scrubCredential, upstreamHttpError } from '../providers/upstream-error.js';
 import { findModel, resolveModel, type Target } from '../routing/resolve-model.js';
 import type { TranslateContext } from '../translate/ir.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
@@ -251,7 +251,7 @@ async function httpFailure(f: Forwarding, route: Route, upstream: UpstreamRespon
     attempt.status = upstream.status;
     attempt.responseHeaders = upstream.headers;
   }
-  const text = await readText(upstream.body, ERROR_BODY_LIMIT, f.controller.signal);
+  const text = scrubCredential(await readText(upstream.body, ERROR_BODY_LIMIT, f.controller.signal), route.provider.config);
   if (attempt) captureUpstream({ ...f.relayContext, provider: route.provider }, attempt, text);
   return upstreamHttpError(route.provider.config, upstream.status, upstream.headers, text);
 }

@@ -108,6 +108,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
       } catch (err) {
         // A translator bug or an upstream event it cannot read must still end the caller's stream properly.
         record.error = `translation failed: ${err instanceof Error ? err.message : String(err)}`;
+        if (attempt) attempt.error ??= record.error;
         body.destroy();
         return finish(out + stream.fail(`The gateway could not translate the stream from provider '${ctx.provider.id}'.`));
       }
@@ -116,13 +117,17 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
     body.once('end', () => {
       let out = '';
       for (const event of decoder.end()) out += stream.push(event);
-      if (!stream.finished) record.error = `Provider '${ctx.provider.id}' ended the stream before it was complete.`;
+      if (!stream.finished) {
+        record.error = `Provider '${ctx.provider.id}' ended the stream before it was complete.`;
+        if (attempt) attempt.error ??= record.error;
+      }
       finish(out + stream.end());
     });
     body.once('error', (cause: Error) => {
       const err = streamFailure(cause, ctx);
       if (!err) return finish('');
       record.error = err.message;
+      if (attempt) attempt.error ??= err.message;
       finish(stream.fail(err.message));
     });
     res.once('close', () => {

@@ -137,12 +137,14 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
       if (watch.finished) return finish();
       const err = new GatewayError('upstream_error', `Provider '${ctx.provider.id}' ended the stream before it was complete.`);
       record.error = err.message;
+      if (attempt) attempt.error ??= err.message;
       finish(watch.errorFrames(err));
     });
     body.once('error', (cause: Error) => {
       const err = streamFailure(cause, ctx);
       if (!err) return finish();
       record.error = err.message;
+      if (attempt) attempt.error ??= err.message;
       finish(watch.errorFrames(err));
     });
     res.once('close', () => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
       quick: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-q', retries: 1, timeouts: { headersMs: 300, idleMs: 300 } },
       capped: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-c', retries: 2, timeouts: { totalMs: 600 } },
       down: { type: 'openai', baseUrl: `http://127.0.0.1:${deadPort}/v1`, apiKey: 'sk-d', retries: 2 },
-      never: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-n', retries: 0 },
+      never: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-never-secret-0000', retries: 0 },
     },
     models: {
       'gpt-test': { provider: 'openai', upstreamModel: 'gpt-upstream' },
@@ -302,5 +302,17 @@ describe('a client that leaves while the gateway waits to retry', () => {
     await pending;
     await new Promise((r) => setTimeout(r, 1200));
     expect(upstream.received).toHaveLength(1);
+  });
+});
+
+describe('an upstream that echoes the gateway’s credential in its error', () => {
+  it('never shows it to the client', async () => {
+    upstream.always((req, res) =>
+      sendJson(res, 400, { error: { message: `bad request with key ${String(req.headers.authorization).slice(7)}`, type: 'invalid_request_error' } }),
+    );
+    const res = await post('no-retry');
+    expect(res.status).toBe(400);
+    expect(res.text).not.toContain('sk-never-secret-0000');
+    expect(res.json).toMatchObject({ error: { message: 'bad request with key [redacted]' } });
   });
 });

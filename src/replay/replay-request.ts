@@ -1,0 +1,95 @@
+/**
+ * The request to send again for a recorded exchange: its method, path, body and
+ * headers, minus what belongs to the old connection, plus the key. Recordings
+ * hold no keys (credential headers are redacted), so the key is given, and goes
+ * in whichever header the recorded client used.
+ */
+import type { ExchangeJson } from '../log/exchange-json.js';
+
+export interface ReplayRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+export interface ReplayOptions {
+  /** Replaces the body's `model`. */
+  readonly model?: string;
+  readonly key?: string;
+}
+
+/** Headers that carry a key, and how each is written. */
+const CREDENTIALS: Readonly<Record<string, (key: string) => string>> = {
+  authorization: (key) => `Bearer ${key}`,
+  'x-api-key': (key) => key,
+  'api-key': (key) => key,
+};
+
+/**
+ * Not sent again: hop-by-hop headers, those undici derives from the new request (host, length),
+ * cookies, and accept-encoding (undici's `request` does not decompress, so ask for none).
+ */
+const NOT_RESENT = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'content-length',
+  'accept-encoding',
+  'cookie',
+  'proxy-authorization',
+]);
+
+/** The credential headers the recorded client sent (by name only: their values were redacted). */
+export function credentialHeaders(exchange: ExchangeJson): string[] {
+  return Object.keys(exchange.request?.headers ?? {}).filter((name) => name.toLowerCase() in CREDENTIALS);
+}
+
+function headerText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return value.map(String).join(', ');
+  return undefined;
+}
+
+/** The request to send, or why this exchange cannot be sent again as it was. */
+export function replayRequest(exchange: ExchangeJson, options: ReplayOptions = {}): { request: ReplayRequest } | { skip: string } {
+  const recorded = exchange.request;
+  if (!recorded) return { skip: 'the request was not captured' };
+  const body = recorded.body;
+  if (body.truncated) return { skip: `its body was cut at the capture limit (${body.bytes} bytes kept)` };
+  const hasBody = body.json !== undefined || body.text !== undefined;
+  if (!hasBody && exchange.method !== 'GET' && exchange.method !== 'HEAD') {
+    // The gateway reads a body only after the key and headers pass, so a refused request has none recorded.
+    return { skip: `its body was not recorded (refused with ${exchange.status ?? 'no status'} before it was read)` };
+  }
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(recorded.headers)) {
+    const lower = name.toLowerCase();
+    if (NOT_RESENT.has(lower)) continue;
+    const credential = CREDENTIALS[lower];
+    if (credential) {
+      if (options.key !== undefined) headers[lower] = credential(options.key);
+      continue;
+    }
+    const text = headerText(value);
+    if (text !== undefined) headers[lower] = text;
+  }
+
+  let text: string | undefined;
+  if (body.json !== undefined) {
+    const json = body.json;
+    const isObject = typeof json === 'object' && json !== null && !Array.isArray(json);
+    text = JSON.stringify(options.model !== undefined && isObject ? { ...json, model: options.model } : json);
+  } else if (body.text !== undefined) {
+    text = body.text;
+  }
+  return { request: { method: exchange.method, path: exchange.path, headers, ...(text !== undefined ? { body: text } : {}) } };
+}
