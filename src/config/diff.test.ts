@@ -207,6 +207,30 @@ const cases: [string, (c: Raw) => void, ConfigChange[]][] = [
       },
     ],
   ],
+  [
+    'resilience settings: retries, total time, fallbacks, group limits',
+    (c) => {
+      c.providers.openai.retries = 0;
+      c.providers.openai.timeouts = { totalMs: 60000 };
+      c.models['gpt-4.1'].fallbacks = ['echo'];
+      c.keyGroups.ci.limits = { requestsPerMinute: 30 };
+      c.server.maxConcurrentRequests = 10;
+    },
+    [
+      {
+        section: 'provider',
+        op: 'changed',
+        name: 'openai',
+        fields: [
+          { field: 'timeouts.totalMs', from: '1800000', to: '60000' },
+          { field: 'retries', from: '2', to: '0' },
+        ],
+      },
+      { section: 'model', op: 'changed', name: 'gpt-4.1', fields: [{ field: 'fallbacks', from: '(none)', to: 'echo' }] },
+      { section: 'group', op: 'changed', name: 'ci', fields: [{ field: 'limits.requestsPerMinute', from: '(none)', to: '30' }] },
+      { section: 'server', op: 'changed', name: 'server', fields: [{ field: 'maxConcurrentRequests', from: '1024', to: '10' }] },
+    ],
+  ],
 ];
 
 describe('diffConfig', () => {

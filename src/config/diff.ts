@@ -103,9 +103,10 @@ function providerFields(a: ProviderConfig, b: ProviderConfig): FieldChange[] {
     if (a.headers[name] !== b.headers[name]) out.push({ field: `headers.${name}`, secret: true });
   }
   field(out, 'protocols', protocols(a.protocols), protocols(b.protocols));
-  for (const t of ['connectMs', 'headersMs', 'idleMs'] as const) {
+  for (const t of ['connectMs', 'headersMs', 'idleMs', 'totalMs'] as const) {
     field(out, `timeouts.${t}`, String(a.timeouts[t]), String(b.timeouts[t]));
   }
+  field(out, 'retries', String(a.retries), String(b.retries));
   return out;
 }
 
@@ -120,6 +121,7 @@ function modelFields(a: ModelConfig, b: ModelConfig): FieldChange[] {
   field(out, 'features', features(a.features), features(b.features));
   field(out, 'description', text(a.description), text(b.description));
   field(out, 'maxOutputTokens', text(a.maxOutputTokens), text(b.maxOutputTokens));
+  field(out, 'fallbacks', a.fallbacks.join(', ') || '(none)', b.fallbacks.join(', ') || '(none)');
   return out;
 }
 
@@ -133,6 +135,9 @@ function groupFields(a: KeyGroupConfig, b: KeyGroupConfig): FieldChange[] {
   field(out, 'models', a.models.join(', ') || '(none)', b.models.join(', ') || '(none)');
   field(out, 'protocols', protocols(a.protocols), protocols(b.protocols));
   field(out, 'features', features(a.features), features(b.features));
+  for (const l of ['requestsPerMinute', 'concurrentRequests', 'tokensPerMinute'] as const) {
+    field(out, `limits.${l}`, text(a.limits[l]), text(b.limits[l]));
+  }
   return out;
 }
 
@@ -160,6 +165,8 @@ function diffServer(before: Config, after: Config): ConfigChange[] {
   const fields: FieldChange[] = [];
   field(fields, 'host', before.server.host, after.server.host);
   field(fields, 'port', String(before.server.port), String(after.server.port));
-  field(fields, 'maxBodyBytes', String(before.server.maxBodyBytes), String(after.server.maxBodyBytes));
+  for (const f of ['maxBodyBytes', 'maxConcurrentRequests', 'maxBufferedBytes', 'headersTimeoutMs', 'requestTimeoutMs'] as const) {
+    field(fields, f, String(before.server[f]), String(after.server[f]));
+  }
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
 }
