@@ -40,6 +40,7 @@ export function providersTable(config: Config, c: ChalkInstance): string {
     { header: 'base URL', cell: (p) => (p.type === 'echo' ? c.gray('built in') : p.baseUrl) },
     { header: 'speaks', cell: (p) => protocolList(p.protocols) },
     { header: 'credential', cell: (p) => (p.type === 'echo' ? c.gray('not needed') : p.apiKey ? maskSecret(p.apiKey) : c.gray('none')) },
+    { header: 'retries', cell: (p) => (p.type === 'echo' ? c.gray('—') : String(p.retries)) },
   ];
   return formatTable(columns, [...config.providers.values()], c);
 }
@@ -54,7 +55,11 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
     ...PROTOCOLS.map((p): Column<ModelConfig> => ({ header: p, cell: (m) => routeCell(m, config.providers.get(m.provider), p, c) })),
     { header: 'description', cell: (m) => m.description ?? '' },
   ];
-  return formatTable(columns, [...config.models.values(), ...config.modelGlobs], c);
+  const models = [...config.models.values(), ...config.modelGlobs];
+  if (models.some((m) => m.fallbacks.length > 0)) {
+    columns.splice(2, 0, { header: 'fallbacks', cell: (m) => m.fallbacks.join(' → ') });
+  }
+  return formatTable(columns, models, c);
 }
 
 /** The names a group reaches: entries it reaches whole, and `names (via glob)` where only part of a glob. */
@@ -73,7 +78,14 @@ export function groupsTable(config: Config, c: ChalkInstance): string {
     { header: 'features', cell: (g) => featureList(g.features) },
     { header: 'reaches', cell: (g) => reachList(config, g) },
   ];
-  return formatTable(columns, [...config.keyGroups.values()], c);
+  const groups = [...config.keyGroups.values()];
+  if (groups.some((g) => limitsText(g) !== '')) columns.push({ header: 'limits', cell: limitsText });
+  return formatTable(columns, groups, c);
+}
+
+function limitsText(g: KeyGroupConfig): string {
+  const { requestsPerMinute: rpm, concurrentRequests: conc, tokensPerMinute: tpm } = g.limits;
+  return [rpm && `${rpm} req/min`, conc && `${conc} at once`, tpm && `${tpm} tokens/min`].filter(Boolean).join(', ');
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -84,7 +96,13 @@ export function configWarnings(config: Config): string[] {
   if (!LOOPBACK.has(config.server.host)) {
     out.push(`server.host: "${config.server.host}" lets other machines reach the gateway; anyone with a key can use your providers`);
   }
-  if (config.keyGroups.size === 0) out.push('keyGroups: none configured, so every request will be refused');
+  if (config.keyGroups.size === 0) {
+    out.push(
+      LOOPBACK.has(config.server.host)
+        ? 'keyGroups: none configured, so every request will be refused'
+        : `keyGroups: none configured; serve refuses to listen on ${config.server.host} without one`,
+    );
+  }
   for (const g of config.keyGroups.values()) {
     if (g.keys.length === 0) out.push(`keyGroups.${g.name}.keys: empty, so nobody can use this group`);
   }

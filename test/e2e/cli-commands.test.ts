@@ -384,9 +384,9 @@ describe('model-gateway check', () => {
     expect(await run(['check', '--no-color'], h.io)).toBe(0);
     const out = h.stdout();
     expect(out).toContain(`config  ${join(h.io.cwd, 'gateway.config.json')}`);
-    expect(out).toMatch(row('openai', 'openai', `${upstream.url}/v1`, 'responses, chat', 'key …1234'));
-    expect(out).toMatch(row('local', 'openai-compatible', `${upstream.url}/v1`, 'chat', 'none'));
-    expect(out).toMatch(row('echo', 'echo', 'built in', 'all', 'not needed'));
+    expect(out).toMatch(row('openai', 'openai', `${upstream.url}/v1`, 'responses, chat', 'key …1234', '2'));
+    expect(out).toMatch(row('local', 'openai-compatible', `${upstream.url}/v1`, 'chat', 'none', '2'));
+    expect(out).toMatch(row('echo', 'echo', 'built in', 'all', 'not needed', '—'));
     expect(out).not.toContain(PROVIDER_OPENAI_KEY);
     // model, served by, protocols, features, then responses / chat / messages: native or translated.
     expect(out).toMatch(row('gpt-test', 'openai/gpt-upstream', 'all', 'all', 'native', 'native', '→ responses'));
@@ -416,6 +416,29 @@ describe('model-gateway check', () => {
     expect(out).toContain('! providers.spare.apiKey: not set; OpenAI will refuse the requests');
     expect(out).toContain('! models.hidden: no key group may call it');
     expect(out).toContain('✔ The config is valid (5 warnings).');
+  });
+
+  it('shows fallbacks and group limits when the config has them, and warns when serve would refuse to bind', async () => {
+    const h = harness({});
+    writeConfig(h.io.cwd, {
+      server: { host: '0.0.0.0' },
+      providers: { echo: { type: 'echo' }, openai: { type: 'openai', apiKey: 'sk-x', retries: 0 } },
+      models: { echo: { provider: 'echo' }, gpt: { provider: 'openai', fallbacks: ['echo'] } },
+    });
+    expect(await run(['check', '--no-color'], h.io)).toBe(0);
+    const out = h.stdout();
+    expect(out).toMatch(row('openai', 'openai', 'https://api.openai.com/v1', 'responses, chat', 'key set', '0'));
+    expect(out).toMatch(/^\s*gpt\s+openai\/gpt\s+echo\s+all/m);
+    expect(out).toContain('! keyGroups: none configured; serve refuses to listen on 0.0.0.0 without one');
+
+    const limited = harness({});
+    writeConfig(limited.io.cwd, {
+      providers: { echo: { type: 'echo' } },
+      models: { echo: { provider: 'echo' } },
+      keyGroups: { dev: { keys: [GATEWAY_KEY], limits: { requestsPerMinute: 60, tokensPerMinute: 100000 } } },
+    });
+    expect(await run(['check', '--no-color'], limited.io)).toBe(0);
+    expect(limited.stdout()).toMatch(/^\s*dev\s.*echo\s+60 req\/min, 100000 tokens\/min$/m);
   });
 
   it('reports every problem of a broken config with its path and exits 1', async () => {
