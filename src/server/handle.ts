@@ -214,6 +214,8 @@ async function proxy(
   }
   checkServable({ protocol, body, info }, primary);
 
+  // A client that left while its body was read or checked gets no upstream call at all.
+  if (res.destroyed) return;
   const controller = new AbortController();
   call.controller = controller;
   await forward(
