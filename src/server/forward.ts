@@ -206,8 +206,16 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
       continue;
     }
     if (upstream.status >= 200 && upstream.status < 300) {
-      await relay(upstream, { ...f.relayContext, provider, ...(prepared.translation ? { translation: prepared.translation } : {}) });
-      return 'done';
+      try {
+        await relay(upstream, { ...f.relayContext, provider, ...(prepared.translation ? { translation: prepared.translation } : {}) });
+        return 'done';
+      } catch (err) {
+        // A whole (non-streaming) answer that broke off while being read has sent the client nothing yet: retry it.
+        if (f.relayContext.res.headersSent || controller.signal.aborted || !isRetryable(err)) throw err;
+        failure = err;
+        noteFailure(record, route, err, sent);
+        continue;
+      }
     }
     failure = await httpFailure(f, route, upstream);
     noteFailure(record, route, failure, sent);

@@ -163,6 +163,18 @@ describe('retries before the first byte', () => {
     expect(upstream.received).toHaveLength(2);
   });
 
+  it('a whole answer that breaks off while being read is retried: the client has received nothing yet', async () => {
+    upstream.once((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '500' });
+      res.write('{"id":"chatcmpl-1","object":"chat.comp');
+      setTimeout(() => res.destroy(), 20);
+    });
+    const res = await post('gpt-test');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ choices: [{ message: { content: CANNED_TEXT } }] });
+    expect(upstream.received).toHaveLength(2);
+  });
+
   it('an upstream that stalls before its headers is retried after headersMs', async () => {
     upstream.once(() => undefined); // never answers
     const started = performance.now();
