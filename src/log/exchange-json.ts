@@ -29,8 +29,6 @@ export interface BodyJson {
   readonly text?: string;
   /** A stream's events, when the body is SSE. */
   readonly events?: readonly StreamEventJson[];
-  /** A whole (not streamed) body: when its last byte passed, in ms since the request arrived. */
-  readonly t?: number;
   /** Capture stopped at the exchange's byte limit; what is here is the start. */
   readonly truncated?: true;
 }
@@ -133,15 +131,14 @@ export function bodyJson(body: CapturedBody, type: string): BodyJson {
   if (body.chunks.length === 0) return { bytes, ...truncated };
   if (type.includes('text/event-stream')) return { bytes, events: streamEvents(body), ...truncated };
   const text = body.chunks.map((c) => (typeof c.data === 'string' ? c.data : c.data.toString('utf8'))).join('');
-  const t = round(body.chunks[body.chunks.length - 1]!.t);
   if (!body.truncated) {
     try {
-      return { bytes, t, json: JSON.parse(text) as unknown };
+      return { bytes, json: JSON.parse(text) as unknown };
     } catch {
       // Not JSON: shown as text.
     }
   }
-  return { bytes, t, text, ...truncated };
+  return { bytes, text, ...truncated };
 }
 
 function streamEvents(body: CapturedBody): StreamEventJson[] {

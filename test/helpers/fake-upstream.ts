@@ -28,6 +28,8 @@ export interface FakeUpstream {
   always(behaviour: Behaviour): void;
   reset(): void;
   last(): Received;
+  /** Sockets the gateway holds open to this upstream right now. */
+  openSockets(): number;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       if (!r) throw new Error('the fake upstream received no request');
       return r;
     },
+    openSockets: () => sockets.size,
     close: () =>
       new Promise((resolve) => {
         for (const s of sockets) s.destroy();

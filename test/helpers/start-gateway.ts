@@ -7,7 +7,7 @@ import { parseConfig } from '#src/config/parse.js';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { createLogger } from '#src/log/logger.js';
 import type { ProviderDeps } from '#src/providers/registry.js';
-import { createGateway, type Gateway } from '#src/server/gateway.js';
+import { createGateway, type Gateway, type GatewayOptions } from '#src/server/gateway.js';
 
 export interface TestGateway {
   readonly url: string;
@@ -24,6 +24,12 @@ export interface StartOptions {
   readonly verbose?: boolean;
   readonly logFile?: string;
   readonly providerDeps?: ProviderDeps;
+  /** Runs after the gateway is built and before it listens (server settings that only apply at listen). */
+  readonly beforeListen?: (gateway: Gateway) => void;
+  /** Passed to createGateway as they are (the inspector's tests give its observer and mount). */
+  readonly captureLimit?: number;
+  readonly observers?: GatewayOptions['observers'];
+  readonly mounts?: GatewayOptions['mounts'];
 }
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
@@ -39,7 +45,11 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     config,
     logger,
     ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
+    ...(options.captureLimit !== undefined ? { captureLimit: options.captureLimit } : {}),
+    ...(options.observers ? { observers: options.observers } : {}),
+    ...(options.mounts ? { mounts: options.mounts } : {}),
   });
+  options.beforeListen?.(gateway);
   const url = await gateway.listen(0, '127.0.0.1');
   return {
     url,
