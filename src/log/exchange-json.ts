@@ -8,6 +8,7 @@ import type { RequestRecord } from './record.js';
 import type { CapturedBody, UpstreamAttempt } from './exchange.js';
 import { redactHeaders } from './redact.js';
 import { createSseDecoder } from '../sse/parse.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-depth.js';
 import type { Protocol, Usage } from '../protocols/types.js';
 
 export const EXCHANGE_JSON_VERSION = 1;
@@ -131,7 +132,9 @@ export function bodyJson(body: CapturedBody, type: string): BodyJson {
   if (body.chunks.length === 0) return { bytes, ...truncated };
   if (type.includes('text/event-stream')) return { bytes, events: streamEvents(body), ...truncated };
   const text = body.chunks.map((c) => (typeof c.data === 'string' ? c.data : c.data.toString('utf8'))).join('');
-  if (!body.truncated) {
+  // Too deep a body is kept as text: shown or written, its parsed form would overflow the stack.
+  const tooDeep = mayNestDeeperThan(text.length, MAX_JSON_DEPTH) && nestedDeeperThan(Buffer.from(text), MAX_JSON_DEPTH);
+  if (!body.truncated && !tooDeep) {
     try {
       return { bytes, json: JSON.parse(text) as unknown };
     } catch {

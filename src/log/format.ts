@@ -33,17 +33,25 @@ export function formatTokens(usage: Usage | undefined): string | undefined {
   return `in ${usage.inputTokens ?? '?'}${cached} out ${usage.outputTokens ?? '?'}`;
 }
 
+/**
+ * Client-chosen text (a model name, and the errors that quote it) with control characters
+ * escaped, so a request cannot forge log lines or send escape sequences to the terminal.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f-\x9f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 export function formatLine(r: RequestRecord, c: ChalkInstance): string {
-  const parts = [c.gray(clock(r.startedAt)), colourStatus(c, r.status, r.aborted), c.bold(r.method), r.path];
+  const parts = [c.gray(clock(r.startedAt)), colourStatus(c, r.status, r.aborted), c.bold(r.method), printable(r.path)];
   if (r.model) {
-    const upstream = r.provider ? `${r.provider}/${r.upstreamModel ?? r.model}` : undefined;
-    parts.push(c.cyan(r.model) + (upstream ? c.gray(' → ') + upstream : ''));
+    const upstream = r.provider ? printable(`${r.provider}/${r.upstreamModel ?? r.model}`) : undefined;
+    parts.push(c.cyan(printable(r.model)) + (upstream ? c.gray(' → ') + upstream : ''));
     if (r.protocol && r.upstreamProtocol && r.protocol !== r.upstreamProtocol) {
       parts.push(c.blue(`[${r.protocol}→${r.upstreamProtocol}]`));
     }
   }
   const route = formatRoute(r);
-  if (route) parts.push(c.yellow(`via ${route}`));
+  if (route) parts.push(c.yellow(`via ${printable(route)}`));
   if (r.keyGroup) parts.push(c.magenta(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`));
   if (r.durationMs !== undefined) parts.push(c.yellow(formatDuration(r.durationMs)));
   if (r.stream && r.ttfbMs !== undefined) parts.push(c.gray(`ttfb ${formatDuration(r.ttfbMs)}`));
@@ -51,7 +59,7 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   if (tokens) parts.push(c.gray(tokens));
   if (r.warnings?.length) parts.push(c.yellow(`${new Set(r.warnings).size} dropped`));
   if (r.aborted) parts.push(c.gray('client closed'));
-  if (r.error) parts.push(c.red(`✗ ${r.error}`));
+  if (r.error) parts.push(c.red(`✗ ${printable(r.error)}`));
   return parts.join(' ');
 }
 

@@ -8,14 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { ByteBudget } from './load.js';
-import { skipJsonString } from '../protocols/json.js';
-
-/**
- * Deepest nesting of arrays and objects a request body may have. Parsing copes with any depth, but
- * the walkers after it (validation, translation, token estimates, the log) recurse, and 100,000
- * levels overflow the stack. Real requests stay far below (a Codex turn: 17).
- */
-export const MAX_JSON_DEPTH = 256;
+import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-depth.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the gateway's limit of ${limit} bytes.`, {
@@ -79,22 +72,8 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch (err) {
     throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
-  // Nesting deeper than the limit takes more bytes than a small body has.
-  if (raw.length > 2 * MAX_JSON_DEPTH && typeof json === 'object' && json !== null && nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
+  if (mayNestDeeperThan(raw.length, MAX_JSON_DEPTH) && typeof json === 'object' && json !== null && nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
     throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
   return json;
-}
-
-/** Whether valid JSON text nests arrays and objects deeper than `limit`. Strings are skipped with the native indexOf. */
-export function nestedDeeperThan(json: Buffer, limit: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (c === 0x22 /* " */) i = skipJsonString(json, i) - 1;
-    else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
-  }
-  return false;
 }

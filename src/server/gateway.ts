@@ -13,6 +13,7 @@ import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { LimitStore } from '../limits/limit-store.js';
+import { answerClientError } from './client-error.js';
 import { newServerLoad } from './load.js';
 import { createHandler, type GatewayState, type HandlerDeps, type Mount, type RequestObserver } from './handle.js';
 
@@ -131,6 +132,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     server.requestTimeout = Math.max(config.server.requestTimeoutMs, config.server.headersTimeoutMs);
   };
   applyServerTimeouts(options.config);
+  server.on('clientError', answerClientError);
   server.keepAliveTimeout = 65_000;
 
   return {

@@ -102,8 +102,13 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
         record.aborted = true;
         upstream.controller?.abort();
       }
-      deps.logger.request(record);
-      for (const o of deps.observers) o.requestEnded(record);
+      // Logging and observers run outside any promise: whatever they throw must not take the server down.
+      try {
+        deps.logger.request(record);
+        for (const o of deps.observers) o.requestEnded(record);
+      } catch (err) {
+        deps.logger.info(`could not log ${record.id}: ${err instanceof Error ? err.message : String(err)}`);
+      }
     });
 
     const state = getState();

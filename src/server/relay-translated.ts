@@ -116,7 +116,13 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
     });
     body.once('end', () => {
       let out = '';
-      for (const event of decoder.end()) out += stream.push(event);
+      try {
+        for (const event of decoder.end()) out += stream.push(event);
+      } catch (err) {
+        record.error = `translation failed: ${err instanceof Error ? err.message : String(err)}`;
+        if (attempt) attempt.error ??= record.error;
+        return finish(out + stream.fail(`The gateway could not translate the stream from provider '${ctx.provider.id}'.`));
+      }
       if (!stream.finished) {
         record.error = `Provider '${ctx.provider.id}' ended the stream before it was complete.`;
         if (attempt) attempt.error ??= record.error;

@@ -37,7 +37,7 @@ export function route(method: string | undefined, path: string): Endpoint {
     });
   }
   if (path.startsWith('/v1/models/')) {
-    if (method === 'GET' || method === 'HEAD') return { kind: 'models', id: decodeURIComponent(path.slice('/v1/models/'.length)) };
+    if (method === 'GET' || method === 'HEAD') return { kind: 'models', id: modelId(path.slice('/v1/models/'.length)) };
     throw new GatewayError('method_not_allowed', `Method ${method ?? '?'} is not allowed on ${path}; use GET.`, {
       headers: { allow: 'GET, HEAD' },
     });
@@ -45,4 +45,12 @@ export function route(method: string | undefined, path: string): Endpoint {
   // A common wiring mistake: an Anthropic client given a base URL that already ends in /v1.
   const hint = path.startsWith('/v1/v1/') ? ' The base URL for Anthropic clients must not end in /v1.' : '';
   throw notFound(`Unknown path: ${method ?? '?'} ${path}.${hint}`);
+}
+
+function modelId(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw notFound(`The model '${raw}' does not exist on this gateway.`, 'model_not_found', 'model');
+  }
 }
