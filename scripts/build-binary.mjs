@@ -13,6 +13,7 @@ import { chmodSync, closeSync, copyFileSync, mkdirSync, openSync, readFileSync, 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { bundleInspector } from './build-inspector.mjs';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 
@@ -137,6 +138,7 @@ async function main() {
   }
 
   mkdirSync(BUILD, { recursive: true });
+  const inspector = await timed('inspector', () => bundleInspector());
   await timed('bundle', () =>
     build({
       entryPoints: [path.join(ROOT, 'src/bin.ts')],
@@ -147,7 +149,8 @@ async function main() {
       outfile: BUNDLE,
       // cosmiconfig loads it lazily for .ts configs only; bundled it would grow the binary by ~9 MB.
       external: ['typescript'],
-      define: { MODEL_GATEWAY_VERSION: JSON.stringify(version) },
+      // The inspector page is embedded in the binary: it has no dist/ folder to serve it from.
+      define: { MODEL_GATEWAY_VERSION: JSON.stringify(version), MODEL_GATEWAY_INSPECTOR_ASSETS: JSON.stringify(inspector) },
       banner: { js: BANNER },
       plugins: [configImportPlugin],
       // src/version.ts reads `import.meta.url` only when the define above is absent.

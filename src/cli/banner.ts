@@ -12,6 +12,8 @@ export interface BannerInput {
   readonly source: ConfigSource;
   readonly chalk: ChalkInstance;
   readonly version: string;
+  /** The inspector's one-time link, when it is on. */
+  readonly inspectorUrl?: string;
 }
 
 /** A provider credential as the banner may show it: set or not, and its last four characters at most. */
@@ -25,7 +27,7 @@ function providerLine(p: ProviderConfig): string {
   return `${p.id} (${p.type}, ${p.baseUrl}, ${maskSecret(p.apiKey)})`;
 }
 
-export function formatBanner({ url, config, source, chalk: c, version }: BannerInput): string {
+export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl }: BannerInput): string {
   const label = (s: string) => c.bold(s.padEnd(10));
   const lines: string[] = [];
   lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(url)}`);
@@ -39,6 +41,10 @@ export function formatBanner({ url, config, source, chalk: c, version }: BannerI
     (g) => `${g.name} (${g.keys.length} key${g.keys.length === 1 ? '' : 's'}: ${g.keys.map((k) => k.name ?? k.id).join(', ')}; models ${g.models.join(', ')})`,
   );
   lines.push(`${label('groups')}${groups.join(c.gray(' · ')) || c.yellow('none: every request will be refused')}`);
+
+  if (inspectorUrl) {
+    lines.push(`${label('inspector')}${c.underline(inspectorUrl)} ${c.gray('(works once: it signs this browser in with a cookie)')}`);
+  }
 
   const key = source.generatedKey ?? '<your-key>';
   if (source.generatedKey) {

@@ -8,8 +8,10 @@ import { VERSION } from '../version.js';
 import type { CheckFlags } from './commands/check.js';
 import type { EnvFlags } from './commands/env.js';
 import type { InitFlags } from './commands/init.js';
+import type { InspectFlags } from './commands/inspect.js';
 import type { KeysNewFlags } from './commands/keys.js';
 import type { ModelsFlags } from './commands/models.js';
+import type { ReplayFlags } from './commands/replay.js';
 import { processIo, type CliIo } from './io.js';
 import type { ClientName } from './snippets.js';
 
@@ -22,6 +24,10 @@ export interface ServeFlags {
   color: boolean;
   /** `--watch` / `--no-watch`; undefined when neither is given, which watches a config file when there is one. */
   watch?: boolean;
+  /** False with `--no-inspector` (commander sets true otherwise). */
+  inspector?: boolean;
+  inspectorKeep?: number;
+  inspectorMemory?: number;
 }
 
 function parseMs(value: string): number {
@@ -32,6 +38,12 @@ function parseMs(value: string): number {
 
 /** Spelled out here, not imported, so `--help` loads no command code. */
 const CLIENT_NAMES = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const satisfies readonly ClientName[];
+
+function parseCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number, at least 1.');
+  return n;
+}
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -57,6 +69,9 @@ export function createProgram(io: CliIo): Command {
     .option('--no-color', 'no colours in the output')
     .option('--watch', 'reload the config file when it changes (the default with a config file)')
     .option('--no-watch', 'serve the config as loaded at start, ignoring later edits')
+    .option('--no-inspector', 'no traffic inspector page at /_inspector/ (and no exchanges kept in memory for it)')
+    .option('--inspector-keep <n>', 'exchanges the inspector keeps in memory (default 300)', parseCount)
+    .option('--inspector-memory <MiB>', 'memory the kept exchanges may use, in MiB (default 64)', parseCount)
     .addHelpText(
       'after',
       '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ model-gateway serve --config gateway.config.json --no-watch\n',
@@ -147,6 +162,42 @@ export function createProgram(io: CliIo): Command {
     .action(async (client: ClientName, flags: EnvFlags) => {
       const { env } = await import('./commands/env.js');
       await env(client, flags, io);
+    });
+
+  program
+    .command('replay')
+    .description('send recorded requests (a --log-file recording) through a gateway again and compare the answers')
+    .argument('<file>', 'the recording: one JSON exchange per line, as serve --log-file writes it')
+    .option('--id <id>', 'replay only the exchange with this request id')
+    .option('-m, --model <model>', "send this model instead of the recorded body's")
+    .option('--to <url>', "the gateway's base URL (default: from the config's server section, else http://127.0.0.1:8787)")
+    .option('-k, --key <key>', 'the gateway key to send (default: $MODEL_GATEWAY_KEY); recordings hold none')
+    .option('-c, --config <file>', 'config file to read the address from when --to is not given')
+    .option('--no-color', 'no colours in the output')
+    .addHelpText(
+      'after',
+      '\nExit code 1 when a replay gets another status, or a stream ends without its end event (or one is JSON, the other a stream).\n' +
+        '\nExamples:\n  $ model-gateway replay requests.jsonl\n  $ model-gateway replay requests.jsonl --id req_1a2b3c000004 --model qwen-coder\n' +
+        '  $ model-gateway replay requests.jsonl --to http://127.0.0.1:9000 --key "$OTHER_KEY"\n',
+    )
+    .action(async (file: string, flags: ReplayFlags) => {
+      const { replay } = await import('./commands/replay.js');
+      await replay(file, flags, io);
+    });
+
+  program
+    .command('inspect')
+    .description('open the inspector page on a recording (a serve --log-file file), without serving traffic')
+    .argument('<file>', 'the recording: one JSON exchange per line, as serve --log-file writes it')
+    .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
+    .option('-p, --port <port>', 'port to listen on (default 0: any free port)', parsePort)
+    .option('--keep <n>', 'show the last n exchanges of the file (default 300)', parseCount)
+    .option('--memory <MiB>', 'memory the exchanges may use, in MiB (default 64)', parseCount)
+    .option('--no-color', 'no colours in the output')
+    .addHelpText('after', '\nPrints a one-time link to the page; Ctrl-C stops it.\n\nExamples:\n  $ model-gateway inspect requests.jsonl\n  $ model-gateway inspect requests.jsonl --keep 2000 --port 8788\n')
+    .action(async (file: string, flags: InspectFlags) => {
+      const { inspect } = await import('./commands/inspect.js');
+      await inspect(file, flags, io);
     });
 
   return program;

@@ -17,6 +17,8 @@ export interface Usage {
   outputTokens?: number;
   /** Input tokens read from the prompt cache (a part of `inputTokens`). */
   cachedTokens?: number;
+  /** Input tokens written to the prompt cache (a part of `inputTokens`), when the provider says. */
+  cacheWriteTokens?: number;
 }
 
 /** What the gateway reads from a request before routing it. */

@@ -84,6 +84,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
           inputTokens: usage.inputTokens,
           outputTokens: usage.outputTokens,
           ...(usage.cacheReadTokens ? { cachedTokens: usage.cacheReadTokens } : {}),
+          ...(usage.cacheWriteTokens ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
         };
       }
       if (exchange && tail) capture(exchange, exchange.response, performance.now() - record.start, tail);

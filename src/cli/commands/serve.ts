@@ -1,13 +1,14 @@
 /**
- * `model-gateway serve`: load the config, start the gateway, print the banner, reload the config
- * file when it changes (unless --no-watch), stop gracefully on a signal.
+ * `model-gateway serve`: load the config, start the gateway (with the inspector unless --no-inspector),
+ * print the banner, reload the config file when it changes (unless --no-watch), stop gracefully on a signal.
  */
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { createGateway } from '../../server/gateway.js';
+import { createInspector } from '../../inspector/inspector.js';
+import { createGateway, DEFAULT_CAPTURE_LIMIT } from '../../server/gateway.js';
 import { VERSION } from '../../version.js';
 import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
@@ -39,7 +40,20 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     verbose: flags.verbose ?? false,
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
   });
-  const gateway = createGateway({ config, logger, version: VERSION });
+  // On unless --no-inspector; it holds exchanges in memory only, and costs nothing per request until a page opens.
+  const inspector =
+    flags.inspector === false
+      ? undefined
+      : createInspector({
+          ...(flags.inspectorKeep !== undefined ? { capacity: flags.inspectorKeep } : {}),
+          ...(flags.inspectorMemory !== undefined ? { maxBytes: flags.inspectorMemory * 1024 * 1024 } : {}),
+        });
+  const gateway = createGateway({
+    config,
+    logger,
+    version: VERSION,
+    ...(inspector ? { captureLimit: DEFAULT_CAPTURE_LIMIT, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
+  });
 
   let url: string;
   try {
@@ -55,7 +69,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       1,
     );
   }
-  io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION }));
+  const inspectorUrl = inspector?.link(url);
+  io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION, ...(inspectorUrl ? { inspectorUrl } : {}) }));
 
   let watcher: ConfigWatcher | undefined;
   const file = loaded.source.filepath;
@@ -71,6 +86,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const signal = await io.stopSignal();
   logger.info(chalk.gray(`${signal}: stopping; in-flight requests have ${SHUTDOWN_GRACE_MS / 1000}s to finish`));
   await watcher?.close();
+  // Open inspector pages hold event streams; ended now, they do not make the close wait out its grace period.
+  inspector?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
   logger.info(chalk.gray('stopped'));
 }

@@ -13,6 +13,8 @@ export function chatUsage(json: unknown): Usage {
     inputTokens: num(u.prompt_tokens),
     outputTokens: num(u.completion_tokens),
     cachedTokens: num(details.cached_tokens),
+    // OpenRouter-style servers and the gateway's translated answers report cache writes here.
+    cacheWriteTokens: num(details.cache_write_tokens) || undefined,
   });
 }
 

@@ -18,6 +18,7 @@ export function anthropicUsage(u: unknown): Usage {
     inputTokens: input === undefined ? undefined : input + read + written,
     outputTokens: num(u.output_tokens),
     cachedTokens: read || undefined,
+    cacheWriteTokens: written || undefined,
   });
 }
 

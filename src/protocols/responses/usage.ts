@@ -13,6 +13,8 @@ export function responsesUsage(response: unknown): Usage {
     inputTokens: num(u.input_tokens),
     outputTokens: num(u.output_tokens),
     cachedTokens: num(details.cached_tokens),
+    // Not in OpenAI's own answers; the gateway's translated answers and some compatible servers carry it.
+    cacheWriteTokens: num(details.cache_write_tokens) || undefined,
   });
 }
 

@@ -1,0 +1,193 @@
+/**
+ * The inspector over HTTP on a real gateway: the token and cookie flow, what answers 401,
+ * the page's security headers, pushed rows, the detail API (secrets redacted), and a
+ * copied curl command run against the gateway.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../../test/helpers/fake-upstream.js';
+import { call } from '../../test/helpers/http.js';
+import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../../test/helpers/start-gateway.js';
+import { createInspector, type Inspector } from './inspector.js';
+import { curlCommand } from './shared/curl.js';
+import type { ExchangeDetail, ExchangeList, PushEvent } from './shared/types.js';
+
+let upstream: FakeUpstream;
+let gw: TestGateway;
+let inspector: Inspector;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  inspector = createInspector({ capacity: 50 });
+  gw = await startGateway(testConfig(upstream.url), { captureLimit: 1 << 20, observers: [inspector.observer], mounts: [inspector.mount] });
+});
+afterAll(async () => {
+  inspector.close();
+  await gw.close();
+  await upstream.close();
+});
+
+const get = (path: string, cookie?: string) => call(`${gw.url}${path}`, { method: 'GET', headers: cookie ? { cookie } : {} });
+
+/** Opens a one-time link; the cookie it sets, as a request header. */
+async function signIn(): Promise<string> {
+  const res = await call(inspector.link(gw.url), { method: 'GET' });
+  expect(res.status).toBe(303);
+  const setCookie = String(res.headers['set-cookie']);
+  return setCookie.split(';')[0]!;
+}
+
+const chat = (content: string, extra: Record<string, string> = {}) =>
+  call(`${gw.url}/v1/chat/completions`, {
+    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', 'user-agent': 'OpenAI/JS 7.57.0', ...extra },
+    body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+  });
+
+describe('signing in', () => {
+  it('answers 401 everywhere without the cookie, with a wrong one, and to a made-up token', async () => {
+    for (const path of ['/_inspector/', '/_inspector', '/_inspector/inspector.js', '/_inspector/inspector.css', '/_inspector/api/exchanges', '/_inspector/api/exchanges/x', '/_inspector/api/events']) {
+      expect((await get(path)).status, path).toBe(401);
+      expect((await get(path, 'mgw_inspector_1=forged')).status, path).toBe(401);
+    }
+    expect((await get('/_inspector/?token=made-up')).status).toBe(401);
+  });
+
+  it('turns the one-time link into an HTTP-only, same-site cookie for /_inspector, and the link works only once', async () => {
+    const link = inspector.link(gw.url);
+    const first = await call(link, { method: 'GET' });
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/_inspector/');
+    const cookie = String(first.headers['set-cookie']);
+    expect(cookie).toMatch(/^mgw_inspector_\d+=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=\/_inspector$/);
+    expect(cookie).not.toContain(new URL(link).searchParams.get('token')!);
+
+    expect((await call(link, { method: 'GET' })).status).toBe(401);
+    const session = cookie.split(';')[0]!;
+    // With the cookie, the used link just leads to the page, setting nothing.
+    const again = await call(link, { method: 'GET', headers: { cookie: session } });
+    expect(again.status).toBe(303);
+    expect(again.headers['set-cookie']).toBeUndefined();
+    expect((await get('/_inspector/api/exchanges', session)).status).toBe(200);
+  });
+
+  it('serves the page with a strict CSP, no inline script or style, and a separate script', async () => {
+    const cookie = await signIn();
+    const page = await get('/_inspector/', cookie);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'/);
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.text).toMatch(/<script defer src="inspector.js"><\/script>/);
+    expect(page.text).not.toMatch(/<script>|<style|style=/);
+    const js = await get('/_inspector/inspector.js', cookie);
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/text\/javascript/);
+    expect(js.text.length).toBeGreaterThan(1000);
+    expect((await get('/_inspector/inspector.css', cookie)).headers['content-type']).toMatch(/text\/css/);
+    expect((await get('/_inspector', cookie)).status).toBe(308);
+    expect((await call(`${gw.url}/_inspector/api/exchanges`, { method: 'POST', headers: { cookie } })).status).toBe(405);
+  });
+});
+
+describe('the data', () => {
+  it('lists exchanges newest first and serves one in full with secrets redacted; its own requests are not logged', async () => {
+    const cookie = await signIn();
+    const before = gw.lines().length;
+    expect((await chat('first')).status).toBe(200);
+    expect((await chat('second')).status).toBe(200);
+    await waitForLines(gw, before + 2);
+
+    const list = (await get('/_inspector/api/exchanges', cookie)).json as ExchangeList;
+    expect(list).toMatchObject({ mode: 'live', capacity: 50, evicted: 0 });
+    const [second, first] = list.exchanges;
+    expect(second).toMatchObject({ model: 'gpt-test', provider: 'openai', upstreamModel: 'gpt-upstream', status: 200, client: { kind: 'openai-sdk' }, translated: false });
+    expect(first!.time).toBeLessThanOrEqual(second!.time);
+
+    const detail = (await get(`/_inspector/api/exchanges/${second!.id}`, cookie)).json as ExchangeDetail;
+    expect(detail.exchange.request?.body.json).toMatchObject({ messages: [{ content: 'second' }] });
+    expect(detail.exchange.request?.headers.authorization).toBe('[redacted]');
+    expect(detail.exchange.attempts?.[0]?.body.json).toMatchObject({ model: 'gpt-upstream' });
+
+    const everything = JSON.stringify(list) + JSON.stringify(detail);
+    for (const secret of [GATEWAY_KEY, PROVIDER_OPENAI_KEY, PROVIDER_ANTHROPIC_KEY]) expect(everything).not.toContain(secret);
+    expect(gw.lines().join('\n')).not.toContain('/_inspector');
+    expect((await get('/_inspector/api/exchanges/req_nope', cookie)).status).toBe(404);
+  });
+
+  it('pushes each exchange as it starts and as it ends to a connected page', async () => {
+    const cookie = await signIn();
+    const events = await openEvents(cookie);
+    try {
+      await events.next((e) => e.type === 'hello');
+      const res = chat('pushed please');
+      const started = await events.next((e) => e.type === 'exchange' && e.summary.pending === true);
+      const ended = await events.next((e) => e.type === 'exchange' && !e.summary.pending);
+      expect((await res).status).toBe(200);
+      expect(started.type === 'exchange' && ended.type === 'exchange' && started.summary.id === ended.summary.id).toBe(true);
+      expect(ended).toMatchObject({ summary: { status: 200, model: 'gpt-test' }, use: { evicted: 0 } });
+    } finally {
+      events.close();
+    }
+  });
+
+  it.skipIf(!existsSync('/usr/bin/curl') || !existsSync('/bin/sh'))('gives a curl command that repeats the request with the key from the environment', async () => {
+    const cookie = await signIn();
+    expect((await chat('via curl')).status).toBe(200);
+    const list = (await get('/_inspector/api/exchanges', cookie)).json as ExchangeList;
+    const { exchange: x } = (await get(`/_inspector/api/exchanges/${list.exchanges[0]!.id}`, cookie)).json as ExchangeDetail;
+    const command = curlCommand({ baseUrl: gw.url, method: x.method, path: x.path, headers: x.request!.headers, body: x.request!.body });
+    expect(command).not.toContain(GATEWAY_KEY);
+    // Not execFileSync: the gateway curl talks to runs in this process and must keep serving.
+    const { stdout } = await promisify(execFile)('/bin/sh', ['-c', command], { env: { PATH: process.env.PATH ?? '', MODEL_GATEWAY_KEY: GATEWAY_KEY }, encoding: 'utf8' });
+    expect(JSON.parse(stdout)).toMatchObject({ object: 'chat.completion' });
+    expect(upstream.last().json).toMatchObject({ messages: [{ content: 'via curl' }] });
+  });
+});
+
+interface EventStream {
+  next(match: (e: PushEvent) => boolean, timeoutMs?: number): Promise<PushEvent>;
+  close(): void;
+}
+
+/** A minimal SSE reader: collects events, and waits for the first not yet taken that matches. */
+function openEvents(cookie: string): Promise<EventStream> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${gw.url}/_inspector/api/events`, { headers: { cookie } }, (res: IncomingMessage) => {
+      if (res.statusCode !== 200) return reject(new Error(`events: HTTP ${res.statusCode}`));
+      const seen: PushEvent[] = [];
+      let buffer = '';
+      let wake = () => {};
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = frame.split('\n').find((l) => l.startsWith('data: '));
+          if (data) seen.push(JSON.parse(data.slice(6)) as PushEvent);
+        }
+        wake();
+      });
+      resolve({
+        async next(match, timeoutMs = 5000) {
+          const until = Date.now() + timeoutMs;
+          for (;;) {
+            const i = seen.findIndex(match);
+            if (i >= 0) return seen.splice(0, i + 1)[i]!;
+            if (Date.now() > until) throw new Error(`no matching event; got ${JSON.stringify(seen)}`);
+            await new Promise<void>((r) => {
+              wake = r;
+              setTimeout(r, 50);
+            });
+          }
+        },
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -1,0 +1,164 @@
+/**
+ * The traffic inspector: a request observer that keeps the last exchanges in memory,
+ * and a page with its data API mounted at /_inspector on the gateway's port (or on a
+ * server of its own for `model-gateway inspect FILE`).
+ *
+ *   GET /_inspector/?token=…              one-time link: sets the cookie, redirects to the page
+ *   GET /_inspector/                      the page (inspector.js, inspector.css beside it)
+ *   GET /_inspector/api/exchanges         the list, newest first
+ *   GET /_inspector/api/exchanges/:id     one exchange in full
+ *   GET /_inspector/api/events            rows as they start and end (SSE)
+ *
+ * Everything but the token link answers 401 without the cookie.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { exchangeJson, type ExchangeJson } from '../log/exchange-json.js';
+import type { Mount, RequestObserver } from '../server/handle.js';
+import { loadAssets } from './assets.js';
+import { cookieName, createAuth, readCookie, sessionCookie } from './auth.js';
+import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
+import { createPushHub } from './push.js';
+import { createStore, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
+import type { ExchangeDetail, ExchangeList } from './shared/types.js';
+
+export const INSPECTOR_PREFIX = '/_inspector';
+
+export interface InspectorOptions extends StoreOptions {
+  /** `recording`: a file's exchanges, no live traffic. */
+  readonly mode?: 'live' | 'recording';
+  /** The recording's name, shown in the page. */
+  readonly source?: string;
+}
+
+export interface Inspector {
+  /** Give to createGateway's `observers`. */
+  readonly observer: RequestObserver;
+  /** Give to createGateway's `mounts`. */
+  readonly mount: Mount;
+  /** A new one-time link to the page on the server at `baseUrl`. */
+  link(baseUrl: string): string;
+  /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
+  addRecorded(json: ExchangeJson, bytes: number): void;
+  /** Exchanges held now. */
+  readonly size: number;
+  /** Ends the open event streams, so the server can close without waiting for them. */
+  close(): void;
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+} as const;
+
+const NOT_SIGNED_IN =
+  'Open the inspector through the link model-gateway printed when it started (it carries a one-time token).\n' +
+  'Each link works once; restart the gateway for a new one.\n';
+
+export function createInspector(options: InspectorOptions = {}): Inspector {
+  const mode = options.mode ?? 'live';
+  const store = createStore(options);
+  const auth = createAuth();
+  const hub = createPushHub();
+
+  const push = (entry: StoreEntry | undefined) => {
+    if (entry && hub.watching) hub.send({ type: 'exchange', summary: summaryOf(entry), use: { bytes: store.bytes, evicted: store.evicted } });
+  };
+
+  const observer: RequestObserver = {
+    requestStarted(record) {
+      push(store.addLive(record));
+    },
+    requestEnded(record) {
+      push(store.endLive(record));
+    },
+  };
+
+  const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
+    res.end(body);
+  };
+  const sendJson = (res: ServerResponse, status: number, value: unknown) => send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+  const text = (res: ServerResponse, status: number, message: string, extra: Record<string, string> = {}) =>
+    send(res, status, 'text/plain; charset=utf-8', message, extra);
+
+  const list = (): ExchangeList => ({
+    mode,
+    ...(options.source !== undefined ? { source: options.source } : {}),
+    capacity: store.capacity,
+    maxBytes: store.maxBytes,
+    bytes: store.bytes,
+    evicted: store.evicted,
+    exchanges: store.entries().map(summaryOf),
+  });
+
+  const detail = (id: string): ExchangeDetail | undefined => {
+    const entry = store.get(id);
+    if (!entry) return undefined;
+    return { summary: summaryOf(entry), exchange: entry.kind === 'live' ? exchangeJson(entry.record) : entry.json };
+  };
+
+  async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path === '/' || path === '/index.html') {
+      return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML, { 'content-security-policy': CONTENT_SECURITY_POLICY });
+    }
+    if (path === '/inspector.js' || path === '/inspector.css') {
+      let assets;
+      try {
+        assets = await loadAssets();
+      } catch (err) {
+        return text(res, 503, `${(err as Error).message}\n`);
+      }
+      return path === '/inspector.js'
+        ? send(res, 200, 'text/javascript; charset=utf-8', assets.js)
+        : send(res, 200, 'text/css; charset=utf-8', assets.css);
+    }
+    if (path === '/api/exchanges') return sendJson(res, 200, list());
+    if (path.startsWith('/api/exchanges/')) {
+      const found = detail(decodeURIComponent(path.slice('/api/exchanges/'.length)));
+      return found ? sendJson(res, 200, found) : sendJson(res, 404, { error: 'No such exchange in memory (it may have been dropped to make room).' });
+    }
+    if (path === '/api/events') {
+      if (mode === 'recording') return text(res, 404, 'A recording has no live events.\n');
+      return hub.attach(res, SECURITY_HEADERS);
+    }
+    return text(res, 404, 'Not found.\n');
+  }
+
+  const mount: Mount = {
+    prefix: INSPECTOR_PREFIX,
+    handle(req, res) {
+      const url = new URL(req.url ?? '/', 'http://inspector.invalid');
+      const path = url.pathname.slice(INSPECTOR_PREFIX.length);
+      const name = cookieName(req.socket.localPort);
+      const signedIn = auth.isSession(readCookie(req.headers, name));
+      const token = url.searchParams.get('token');
+      if (token !== null) {
+        // A used or unknown token lets in only a browser that already has the cookie.
+        const session = auth.redeem(token);
+        if (session === undefined && !signedIn) return text(res, 401, NOT_SIGNED_IN);
+        const cookie = session !== undefined ? { 'set-cookie': sessionCookie(name, session, INSPECTOR_PREFIX) } : {};
+        return text(res, 303, 'Signed in.\n', { location: `${INSPECTOR_PREFIX}/`, ...cookie });
+      }
+      if (!signedIn) return text(res, 401, NOT_SIGNED_IN);
+      if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'The inspector only reads.\n', { allow: 'GET, HEAD' });
+      if (path === '') return text(res, 308, 'Moved.\n', { location: `${INSPECTOR_PREFIX}/` });
+      route(req, res, path).catch((err: unknown) => {
+        if (!res.headersSent) text(res, 500, `${(err as Error).message}\n`);
+        else res.destroy();
+      });
+    },
+  };
+
+  return {
+    observer,
+    mount,
+    link: (baseUrl) => `${baseUrl}${INSPECTOR_PREFIX}/?token=${auth.issueToken()}`,
+    addRecorded: (json, bytes) => void store.addRecorded(json, bytes),
+    get size() {
+      return store.size;
+    },
+    close: () => hub.close(),
+  };
+}

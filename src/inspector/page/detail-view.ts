@@ -1,0 +1,244 @@
+/**
+ * One exchange in full: its facts, errors with their cause, what translation changed,
+ * the client's request beside the upstream request (changes marked on both), the
+ * upstream answer as a timeline, and what the client received. Fetched when opened;
+ * an exchange still in flight is fetched again when it ends.
+ */
+import type { AttemptJson, ExchangeJson } from '../../log/exchange-json.js';
+import { curlCommand } from '../shared/curl.js';
+import { diffBodies } from '../shared/diff.js';
+import { toolChanges, toolsOf } from '../shared/tools.js';
+import type { ExchangeDetail, ExchangeSummary } from '../shared/types.js';
+import { ApiError, fetchDetail } from './api.js';
+import { diffMarks, changeList } from './diff-view.js';
+import { h, replace, type Child } from './dom.js';
+import { bytes, dateTime, duration } from './format.js';
+import { statusBadge } from './list-view.js';
+import { state, subscribe } from './state.js';
+import { bodyView } from './timeline.js';
+
+export function detailView(id: string): { readonly el: HTMLElement; readonly dispose: () => void } {
+  const el = h('section', { class: 'view-detail' }, h('p', { class: 'muted' }, 'Loading…'));
+  let shown: ExchangeSummary | undefined;
+  let disposed = false;
+  const load = () =>
+    fetchDetail(id).then(
+      (d) => {
+        if (disposed) return;
+        shown = d.summary;
+        replace(el, ...render(d));
+      },
+      (err: unknown) => {
+        if (disposed) return;
+        const gone = err instanceof ApiError && err.status === 404;
+        replace(el, back(), h('p', { class: 'error-box' }, gone ? `Exchange ${id} is no longer in memory: the oldest are dropped to make room.` : String((err as Error).message)));
+      },
+    );
+  void load();
+  const unsubscribe = subscribe(() => {
+    const now = state.rows.get(id);
+    if (shown?.pending && now && !now.pending) {
+      shown = now;
+      void load();
+    }
+  });
+  return {
+    el,
+    dispose: () => {
+      disposed = true;
+      unsubscribe();
+    },
+  };
+}
+
+const back = () => h('a', { href: '#/', class: 'back' }, '← Exchanges');
+
+function render({ summary: s, exchange: x }: ExchangeDetail): Child[] {
+  const attempts = x.attempts ?? [];
+  const attemptArea = h('div', { class: 'attempt-area' });
+  const showAttempt = (i: number) => replace(attemptArea, attemptParts(x, attempts, i));
+  showAttempt(attempts.length - 1);
+
+  return [
+    h(
+      'div',
+      { class: 'detail-head' },
+      back(),
+      h('h2', null, `${x.method} ${x.path}`, ' ', statusBadge(s)),
+      h('span', { class: 'muted mono' }, x.id),
+      x.request ? curlButton(x) : null,
+    ),
+    facts(s, x),
+    problems(x, attempts),
+    attempts.length > 1
+      ? h(
+          'div',
+          { class: 'attempt-tabs' },
+          'Upstream attempt: ',
+          attempts.map((a, i) =>
+            h(
+              'button',
+              {
+                type: 'button',
+                class: `tab${i === attempts.length - 1 ? ' active' : ''}`,
+                onclick: (e) => {
+                  for (const b of Array.from((e.currentTarget as HTMLElement).parentElement!.querySelectorAll('button'))) b.classList.remove('active');
+                  (e.currentTarget as HTMLElement).classList.add('active');
+                  showAttempt(i);
+                },
+              },
+              `${i + 1}: ${a.provider}/${a.upstreamModel} ${a.status ?? a.error ?? ''}`,
+            ),
+          ),
+        )
+      : null,
+    attemptArea,
+    section(
+      'Response to the client',
+      'client-response',
+      x.response
+        ? [
+            h('p', null, 'Status ', h('strong', null, String(x.response.status ?? '—')), s.ttftMs !== undefined ? h('span', { class: 'muted' }, ` · first token at ${duration(s.ttftMs)}`) : null),
+            headersBlock(x.response.headers),
+            bodyView(x.response.body),
+          ]
+        : h('p', { class: 'muted' }, 'Not captured.'),
+    ),
+  ];
+}
+
+function facts(s: ExchangeSummary, x: ExchangeJson): HTMLElement {
+  const u = s.usage;
+  const rows: [string, Child][] = [
+    ['Time', dateTime(s.time)],
+    ['Client', s.client?.label ?? x.userAgent ?? '—'],
+    ['Session', s.sessionId ?? '—'],
+    ['Key', s.keyGroup ? `${s.keyGroup}:${s.keyName ?? '?'}` : '—'],
+    ['Model', s.model ? `${s.model} → ${s.provider ?? '?'}/${s.upstreamModel ?? s.model}` : '—'],
+    ['Route', s.translated ? h('span', { class: 'translated' }, `translated ${s.protocol} → ${s.upstreamProtocol}`) : s.protocol ? `native ${s.protocol}` : '—'],
+    ['Duration', s.pending ? 'in flight…' : duration(s.durationMs) || '—'],
+    ['First byte / token', s.stream ? `${duration(s.ttfbMs) || '—'} / ${duration(s.ttftMs) || '—'}` : 'not a stream'],
+    [
+      'Tokens',
+      u
+        ? `in ${u.inputTokens ?? '?'} (cache read ${u.cachedTokens ?? 0}, written ${u.cacheWriteTokens ?? 0}) · out ${u.outputTokens ?? '?'}`
+        : '—',
+    ],
+  ];
+  return h('dl', { class: 'facts' }, rows.map(([k, v]) => [h('dt', null, k), h('dd', null, v)]));
+}
+
+function problems(x: ExchangeJson, attempts: readonly AttemptJson[]): HTMLElement | null {
+  const items: Child[] = [];
+  if (x.error) items.push(h('li', null, h('strong', null, 'Gateway: '), x.error));
+  attempts.forEach((a, i) => {
+    if (a.error === undefined && (a.status ?? 0) < 400) return;
+    items.push(
+      h(
+        'li',
+        null,
+        h('strong', null, `Attempt ${i + 1} (${a.provider}/${a.upstreamModel})${a.status ? `, HTTP ${a.status}` : ''}: `),
+        a.error ?? 'the provider answered with an error',
+        a.response.bytes > 0 ? h('details', { class: 'cause' }, h('summary', null, 'cause: what the provider sent'), bodyView(a.response)) : null,
+      ),
+    );
+  });
+  if (x.aborted) items.push(h('li', null, 'The client closed the connection before the response was complete.'));
+  if (items.length === 0) return null;
+  return h('div', { class: 'error-box' }, h('h3', null, 'Errors'), h('ul', null, items));
+}
+
+/** Translation changes, the two requests side by side, and the upstream answer, for one attempt. */
+function attemptParts(x: ExchangeJson, attempts: readonly AttemptJson[], i: number): Child[] {
+  const a = attempts[i];
+  const clientBody = x.request?.body;
+  const canDiff = clientBody?.json !== undefined && a?.body.json !== undefined;
+  const diff = canDiff ? diffBodies(clientBody.json, a.body.json) : undefined;
+  const tools = canDiff ? toolChanges(toolsOf(clientBody.json, x.protocol), toolsOf(a.body.json, a.protocol)) : undefined;
+  const marks = diff ? diffMarks(diff) : undefined;
+  const translated = a !== undefined && x.protocol !== undefined && a.protocol !== x.protocol;
+  return [
+    a
+      ? section(
+          translated ? `Translation ${x.protocol} → ${a.protocol}` : 'Changes on the way upstream',
+          'translation',
+          changeList(diff, tools, x.warnings ?? []),
+        )
+      : null,
+    h(
+      'div',
+      { class: 'pair' },
+      section('Client request', 'client-request', x.request ? [headersBlock(x.request.headers), bodyView(x.request.body, marks?.client)] : h('p', { class: 'muted' }, 'Not captured.')),
+      section(
+        'Upstream request',
+        'upstream-request',
+        a
+          ? [
+              h('p', { class: 'muted' }, `${a.provider}/${a.upstreamModel} (${a.protocol}) sent at ${duration(a.t)}`),
+              headersBlock(a.headers, 'the provider credential is added by the transport and never captured'),
+              bodyView(a.body, marks?.upstream),
+            ]
+          : h('p', { class: 'muted' }, 'No upstream request: the gateway answered by itself.'),
+      ),
+    ),
+    a
+      ? section('Upstream response', 'upstream-response', [
+          h(
+            'p',
+            null,
+            'Status ',
+            h('strong', null, String(a.status ?? '—')),
+            a.durationMs !== undefined ? h('span', { class: 'muted' }, ` · ${duration(a.durationMs)} from sending`) : null,
+          ),
+          headersBlock(a.responseHeaders),
+          bodyView(a.response),
+        ])
+      : null,
+  ];
+}
+
+function section(title: string, name: string, content: Child): HTMLElement {
+  return h('section', { class: `part part-${name}`, 'data-part': name }, h('h3', null, title), content);
+}
+
+function headersBlock(headers: Record<string, unknown> | undefined, note?: string): HTMLElement | null {
+  if (!headers) return null;
+  const entries = Object.entries(headers);
+  return h(
+    'details',
+    { class: 'headers' },
+    h('summary', null, `Headers (${entries.length})`),
+    h(
+      'table',
+      null,
+      entries.map(([k, v]) => h('tr', null, h('th', null, k), h('td', { class: v === '[redacted]' ? 'muted' : '' }, Array.isArray(v) ? v.join(', ') : String(v)))),
+    ),
+    note ? h('p', { class: 'muted' }, note) : null,
+  );
+}
+
+function curlButton(x: ExchangeJson): HTMLElement {
+  const out = h('div', { class: 'curl-out', hidden: true });
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'copy-curl',
+      onclick: () => {
+        // A recording may come from another gateway: its URL is left to the shell.
+        const baseUrl = state.connection === 'recording' ? '$MODEL_GATEWAY_URL' : location.origin;
+        const command = curlCommand({ baseUrl, method: x.method, path: x.path, headers: x.request?.headers ?? {}, ...(x.request ? { body: x.request.body } : {}) });
+        const pre = h('pre', { class: 'curl' }, command);
+        const note = h('p', { class: 'muted' }, `${bytes(command.length)} · the key is left as $MODEL_GATEWAY_KEY`);
+        replace(out, note, pre);
+        out.hidden = false;
+        navigator.clipboard?.writeText(command).then(
+          () => (note.textContent = `Copied (${bytes(command.length)}); the key is left as $MODEL_GATEWAY_KEY.`),
+          () => (note.textContent = 'The browser refused the clipboard: select the command below.'),
+        );
+      },
+    },
+    'Copy as curl',
+  );
+  return h('div', { class: 'curl-box' }, button, out);
+}

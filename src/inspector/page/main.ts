@@ -1,0 +1,88 @@
+/**
+ * The inspector page: a header, and one of three views chosen by the URL hash
+ * (`#/` the list, `#/x/<id>` one exchange, `#/sessions`). The list loads once and is
+ * kept current by pushed rows; a recording has no pushes.
+ */
+import './style.css';
+import { ApiError, connectEvents, fetchList } from './api.js';
+import { detailView } from './detail-view.js';
+import { h, replace } from './dom.js';
+import { bytes } from './format.js';
+import { listView } from './list-view.js';
+import { sessionsView } from './sessions-view.js';
+import { loadList, receive, state, subscribe, changed } from './state.js';
+
+interface View {
+  readonly el: HTMLElement;
+  readonly dispose: () => void;
+}
+
+const main = h('main');
+const status = h('span', { class: 'conn' });
+const memory = h('span', { class: 'memory muted' });
+const tabList = h('a', { href: '#/', class: 'tab', 'data-tab': 'list' }, 'Exchanges');
+const tabSessions = h('a', { href: '#/sessions', class: 'tab', 'data-tab': 'sessions' }, 'Sessions');
+let current: View | undefined;
+
+function route(): void {
+  current?.dispose();
+  const hash = location.hash;
+  const detail = /^#\/x\/(.+)$/.exec(hash);
+  current = detail?.[1] ? detailView(decodeURIComponent(detail[1])) : hash === '#/sessions' ? sessionsView() : listView();
+  tabList.classList.toggle('active', !detail && hash !== '#/sessions');
+  tabSessions.classList.toggle('active', hash === '#/sessions');
+  replace(main, current.el);
+  window.scrollTo(0, 0);
+}
+
+function drawHeader(): void {
+  const m = state.meta;
+  const c = state.connection;
+  status.className = `conn conn-${c}${state.paused ? ' conn-paused' : ''}`;
+  status.textContent =
+    c === 'recording' ? `recording: ${m?.source ?? ''}` : state.paused ? 'paused' : c === 'live' ? 'live' : c === 'offline' ? 'disconnected' : 'connecting…';
+  memory.textContent = m
+    ? `${state.rows.size} of last ${m.capacity} kept · ${bytes(m.bytes)} of ${bytes(m.maxBytes)}${m.evicted ? ` · ${m.evicted} dropped` : ''}`
+    : '';
+  if (state.error) replace(main, h('div', { class: 'error-box' }, state.error));
+}
+
+async function refresh(): Promise<void> {
+  try {
+    const list = await fetchList();
+    state.error = undefined;
+    if (list.mode === 'recording') state.connection = 'recording';
+    loadList(list);
+  } catch (err) {
+    state.error =
+      err instanceof ApiError && err.status === 401
+        ? 'Not signed in: open the inspector through the link model-gateway printed (each link works once).'
+        : `Could not load the exchanges: ${(err as Error).message}`;
+    changed();
+  }
+}
+
+async function start(): Promise<void> {
+  document.body.replaceChildren(
+    h('header', null, h('h1', null, 'model-gateway ', h('span', { class: 'muted' }, 'inspector')), h('nav', null, tabList, tabSessions), status, memory),
+    main,
+  );
+  subscribe(drawHeader);
+  window.addEventListener('hashchange', route);
+  route();
+  await refresh();
+  if (state.connection === 'recording' || state.error) return;
+  connectEvents(
+    (e) => {
+      // A hello comes on every (re)connection: rows pushed while disconnected are fetched again.
+      if (e.type === 'hello') void refresh();
+      else receive(e.summary, e.use);
+    },
+    (c) => {
+      state.connection = c;
+      changed();
+    },
+  );
+}
+
+void start();

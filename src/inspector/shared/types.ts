@@ -1,0 +1,87 @@
+/**
+ * What the inspector's server sends its page: a small summary per exchange for the
+ * list, and the whole exchange (`ExchangeJson`) only when one is opened. Shared by
+ * the server and the browser bundle, so nothing here may import node modules.
+ */
+import type { ExchangeJson } from '../../log/exchange-json.js';
+import type { Protocol, Usage } from '../../protocols/types.js';
+
+export type ClientKind = 'claude-code' | 'codex' | 'openai-sdk' | 'anthropic-sdk' | 'other';
+
+/** Which program sent a request, as far as its headers tell. */
+export interface ClientInfo {
+  readonly kind: ClientKind;
+  /** For people: "Claude Code 2.1.330", "OpenAI SDK (python) 1.99.0". */
+  readonly label: string;
+  readonly version?: string;
+}
+
+/** One row of the list. Built once the exchange has ended (or as it starts, marked pending). */
+export interface ExchangeSummary {
+  readonly id: string;
+  /** Epoch ms the request arrived. */
+  readonly time: number;
+  readonly method: string;
+  readonly path: string;
+  readonly client?: ClientInfo;
+  readonly sessionId?: string;
+  readonly keyGroup?: string;
+  /** The key's name, else its non-secret id. */
+  readonly keyName?: string;
+  readonly model?: string;
+  readonly provider?: string;
+  readonly upstreamModel?: string;
+  readonly protocol?: Protocol;
+  readonly upstreamProtocol?: Protocol;
+  readonly translated: boolean;
+  readonly stream?: boolean;
+  /** Still running: only the facts known at its start are filled in. */
+  readonly pending?: true;
+  readonly status?: number;
+  readonly durationMs?: number;
+  /** Time to the first byte sent to the client (streams). */
+  readonly ttfbMs?: number;
+  /** Time to the first token (text, tool or reasoning delta) sent to the client (streams). */
+  readonly ttftMs?: number;
+  readonly usage?: Usage;
+  /** How many things translation dropped or approximated. */
+  readonly warnings: number;
+  readonly attempts: number;
+  readonly error?: string;
+  readonly aborted?: true;
+  /** Some body was cut at the capture limit. */
+  readonly truncated?: true;
+}
+
+/** GET /_inspector/api/exchanges */
+export interface ExchangeList {
+  readonly mode: 'live' | 'recording';
+  /** The recording's file name, in recording mode. */
+  readonly source?: string;
+  /** Ring buffer bounds and use. */
+  readonly capacity: number;
+  readonly maxBytes: number;
+  readonly bytes: number;
+  /** Exchanges dropped from memory so far to stay within the bounds. */
+  readonly evicted: number;
+  /** Newest first. */
+  readonly exchanges: readonly ExchangeSummary[];
+}
+
+/** GET /_inspector/api/exchanges/:id */
+export interface ExchangeDetail {
+  readonly summary: ExchangeSummary;
+  readonly exchange: ExchangeJson;
+}
+
+/** The store's use, sent with each pushed row so the page's figures stay current. */
+export interface StoreUse {
+  readonly bytes: number;
+  readonly evicted: number;
+}
+
+/** The SSE events of GET /_inspector/api/events. */
+export type PushEvent =
+  | { readonly type: 'hello' }
+  /** An exchange started or ended: insert or replace the row. */
+  | { readonly type: 'exchange'; readonly summary: ExchangeSummary; readonly use: StoreUse };

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import type { ExchangeJson } from '../log/exchange-json.js';
+import { newExchange } from '../log/exchange.js';
+import type { RequestRecord } from '../log/record.js';
+import { createStore, ENTRY_OVERHEAD, summaryOf } from './store.js';
+
+let n = 0;
+function record(bodyBytes = 0): RequestRecord {
+  n++;
+  const exchange = newExchange({ 'user-agent': 'curl/8' }, 1 << 30);
+  exchange.bytes = bodyBytes;
+  return { id: `req_${n}`, startedAt: 1_700_000_000_000 + n, start: 0, method: 'POST', path: '/v1/chat/completions', exchange };
+}
+const ids = (store: ReturnType<typeof createStore>) => store.entries().map((e) => e.id);
+
+describe('the inspector store', () => {
+  it('keeps the last `capacity` exchanges, newest first, and counts what it dropped', () => {
+    const store = createStore({ capacity: 3 });
+    const records = Array.from({ length: 5 }, () => record());
+    for (const r of records) {
+      store.addLive(r);
+      store.endLive(r);
+    }
+    expect(ids(store)).toEqual([records[4]!.id, records[3]!.id, records[2]!.id]);
+    expect(store.size).toBe(3);
+    expect(store.evicted).toBe(2);
+    expect(store.get(records[0]!.id)).toBeUndefined();
+    expect(store.get(records[4]!.id)?.kind).toBe('live');
+  });
+
+  it('counts bodies when a request ends, and drops the oldest to stay under the byte cap', () => {
+    const store = createStore({ capacity: 100, maxBytes: 3 * ENTRY_OVERHEAD + 25_000 });
+    const a = record(10_000);
+    const b = record(10_000);
+    const c = record(10_000);
+    store.addLive(a);
+    store.addLive(b);
+    // In flight, only the overhead counts: the bodies are still coming.
+    expect(store.bytes).toBe(2 * ENTRY_OVERHEAD);
+    store.endLive(a);
+    store.endLive(b);
+    expect(store.bytes).toBe(2 * ENTRY_OVERHEAD + 20_000);
+    store.addLive(c);
+    store.endLive(c);
+    expect(ids(store)).toEqual([c.id, b.id]);
+    expect(store.bytes).toBe(2 * ENTRY_OVERHEAD + 20_000);
+    expect(store.evicted).toBe(1);
+  });
+
+  it('keeps the newest exchange even when it alone passes the cap', () => {
+    const store = createStore({ maxBytes: 1000 });
+    const big = record(50_000);
+    store.addLive(big);
+    expect(store.endLive(big)?.id).toBe(big.id);
+    expect(ids(store)).toEqual([big.id]);
+  });
+
+  it('ignores the end of a request it already dropped', () => {
+    const store = createStore({ capacity: 1 });
+    const a = record();
+    const b = record();
+    store.addLive(a);
+    store.addLive(b);
+    expect(store.endLive(a)).toBeUndefined();
+    expect(ids(store)).toEqual([b.id]);
+  });
+
+  it('summarises a live entry as pending until it ends, then once', () => {
+    const store = createStore();
+    const r = record();
+    const entry = store.addLive(r);
+    expect(summaryOf(entry).pending).toBe(true);
+    r.status = 200;
+    store.endLive(r);
+    const done = summaryOf(entry);
+    expect(done).toMatchObject({ id: r.id, status: 200, client: { label: 'curl/8' } });
+    expect(done.pending).toBeUndefined();
+    expect(summaryOf(entry)).toBe(done);
+  });
+
+  it('holds the same record object, serialising nothing', () => {
+    const store = createStore();
+    const r = record();
+    store.addLive(r);
+    const entry = store.get(r.id);
+    expect(entry?.kind === 'live' && entry.record).toBe(r);
+  });
+
+  it('keeps recorded exchanges with repeated ids apart', () => {
+    const store = createStore();
+    const json = { v: 1, id: 'req_x', time: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/v1/messages' } as ExchangeJson;
+    store.addRecorded(json, 100);
+    store.addRecorded(json, 100);
+    expect(ids(store)).toEqual(['req_x~2', 'req_x']);
+    expect(store.bytes).toBe(200);
+  });
+});
