@@ -133,6 +133,18 @@ describe.skipIf(BINARY === undefined)('the standalone binary', () => {
       expect(gw.output()).toMatch(/200 POST \/v1\/chat\/completions echo → echo\/echo/);
 
       await expect(openai.chat.completions.create({ model: 'echo', messages: [] }, { headers: { authorization: 'Bearer wrong' } })).rejects.toMatchObject({ status: 401 });
+
+      // The inspector page is embedded: the banner's one-time link signs in, and the page's script and styles load.
+      const link = /inspector\s+(http:\/\/\S+)/.exec(gw.output())?.[1];
+      expect(link, gw.output()).toBeDefined();
+      const signIn = await fetch(link!, { redirect: 'manual' });
+      const cookie = signIn.headers.get('set-cookie')?.split(';')[0];
+      expect(cookie).toBeDefined();
+      for (const asset of ['inspector.js', 'inspector.css']) {
+        const res = await fetch(new URL(`/_inspector/${asset}`, gw.url), { headers: { cookie: cookie! } });
+        expect(res.status, asset).toBe(200);
+        expect((await res.text()).length).toBeGreaterThan(1000);
+      }
     } finally {
       expect(await stop(gw)).toBe(0);
     }
