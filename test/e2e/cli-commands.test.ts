@@ -6,10 +6,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { closedPort } from '../helpers/http.js';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { init } from '#src/cli/commands/init.js';
@@ -65,15 +65,6 @@ function writeConfig(dir: string, config: unknown, name = 'gateway.config.json')
 
 /** A table row: its cells separated by runs of spaces (the table helper's alignment). */
 const row = (...cells: string[]) => new RegExp(`^\\s*${cells.map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+')}\\s*$`, 'm');
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 interface Spawned {
   code: number | null;

@@ -7,10 +7,10 @@
  * are checked.
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { closedPort } from '../helpers/http.js';
 import Anthropic from '@anthropic-ai/sdk';
 import AnthropicV0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
@@ -63,15 +63,6 @@ async function waitForEntries(file: string, count: number, timeoutMs = 5000): Pr
     if (Date.now() > until) throw new Error(`expected ${count} entries in ${file}, got ${lines.length}`);
     await new Promise((r) => setTimeout(r, 10));
   }
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
 }
 
 /** Runs the CLI in-process with captured output. */

@@ -4,15 +4,14 @@
  * forever. Each case checks what the client got, how many attempts the upstream
  * saw, and (loosely) how long it took.
  */
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { CANNED_TEXT, chatFrames } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { call } from '../helpers/http.js';
+import { call, closedPort } from '../helpers/http.js';
 import { GATEWAY_KEY, startGateway, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
 
 let upstream: FakeUpstream;
@@ -22,10 +21,7 @@ const LIMITED_KEY = 'gw-limited-key-0123456789';
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  deadPort = (probe.address() as AddressInfo).port;
-  await new Promise((r) => probe.close(r));
+  deadPort = await closedPort();
 
   const config: WrittenConfig = {
     providers: {

@@ -3,14 +3,12 @@
  * refusing the credential, failing, or dying mid-stream. And a client that
  * hangs up must close the upstream request at once.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chatFrames, messageFrames, responsesFrames } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { call } from '../helpers/http.js';
+import { call, closedPort } from '../helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
 
 let upstream: FakeUpstream;
@@ -19,11 +17,7 @@ let deadPort: number;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  // A port that was just free: connecting to it is refused.
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  deadPort = (probe.address() as AddressInfo).port;
-  await new Promise((r) => probe.close(r));
+  deadPort = await closedPort();
 
   // No retries: these cases check how one failure reaches the client (retries.test.ts covers retrying).
   const base = testConfig(upstream.url);

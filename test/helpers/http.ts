@@ -1,4 +1,5 @@
 /** Raw HTTP against the gateway, for checks the SDKs would hide (status, exact error bodies, headers). */
+import { createServer as createNetServer } from 'node:net';
 import { request } from 'undici';
 
 export interface RawResponse {
@@ -25,4 +26,13 @@ export async function call(
     json = undefined;
   }
   return { status: res.statusCode, headers: res.headers, text, json };
+}
+
+/** A loopback port that was just free: connecting to it is refused. */
+export async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
 }
