@@ -25,6 +25,7 @@ import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMes
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, sampleRss, throughputPhase } from './lib/phases.mjs';
 import { coreBusy, coreTimes, memoryMb, movePid, placement, stopProcess } from './lib/proc.mjs';
+import { inspectorProbe } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
 import { spread } from './lib/stats.mjs';
 import { GATEWAY_KEY, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
@@ -98,6 +99,18 @@ async function measureTarget(target, upstream) {
     m.memIdleMb = memoryMb(target.pid).rss;
   }
 
+  // (8) the inspector (on by default in `serve`): what it holds after each phase, against its bound.
+  const readInspector = isGw ? await inspectorProbe(target.inspectorLink) : undefined;
+  m.inspectorOn = readInspector !== undefined;
+  const inspectorAfter = async (phase) => {
+    if (!readInspector) return;
+    const x = await readInspector();
+    (m.inspectorAfter ??= {})[phase] = { ...x, rssMb: Math.round(memoryMb(target.pid).rss * 10) / 10 };
+    m.inspectorMaxBytes = x.maxBytes;
+    m.inspectorPeakBytes = Math.max(m.inspectorPeakBytes ?? 0, x.bytes);
+    m.inspectorEvicted = x.evicted;
+  };
+
   // (1) small non-streaming, 50 connections: throughput and CPU per request.
   // Direct is the SUT here, so the upstream moves to the SUT core for the closed-loop phases.
   if (isDirect) movePid(place, upstream.pid, place.sutCore);
@@ -119,6 +132,7 @@ async function measureTarget(target, upstream) {
     thrBusy: thr.coreBusyPct,
   });
   hwm('throughput');
+  await inspectorAfter('throughput');
   log(`    thr      ${fmt(thr.rps, 0)} req/s, ${fmt(thr.cpuUsPerReq, 0)} µs CPU/req, cores ${thr.coreBusyPct.join('/')}%, errors ${m.thrErrors}`);
 
   // (4a) ~100 KB Claude Code body, non-streaming, 50 connections.
@@ -133,6 +147,7 @@ async function measureTarget(target, upstream) {
   });
   Object.assign(m, { bigRps: big.rps, bigCpuUs: big.cpuUsPerReq, bigErrors: big.errors + big.non2xx, bigBusy: big.coreBusyPct });
   hwm('100KB');
+  await inspectorAfter('100KB');
   log(`    100KB    ${fmt(big.rps, 0)} req/s, ${fmt(big.cpuUsPerReq, 0)} µs CPU/req, cores ${big.coreBusyPct.join('/')}%, errors ${m.bigErrors}`);
   if (isDirect) movePid(place, upstream.pid, place.loadCore);
 
@@ -191,6 +206,7 @@ async function measureTarget(target, upstream) {
     streamErrorSamples: [...st1.errors.samples, ...st50.errors.samples].slice(0, 3),
   });
   hwm('streams');
+  await inspectorAfter('streams');
   log(
     `    SSE      ttfb p50 ${fmt(m.st1TtfbP50Ms, 2)} ms, max gap p50 ${fmt(m.st1GapP50Ms, 2)} ms; ` +
       `c=50: ${m.st50Streams} streams, ${fmt(m.st50CpuUs, 0)} µs CPU/stream, failed ${m.streamFailed}`,
@@ -266,6 +282,7 @@ async function measureTarget(target, upstream) {
     const late = spread(samples.slice(3 * q)).median;
     Object.assign(m, { soakEarlyMb: early, soakLateMb: late, soakGrowthPct: (100 * (late - early)) / early });
     hwm('soak');
+    await inspectorAfter('soak');
     log(`    soak     RSS ${fmt(early)} → ${fmt(late)} MB (${fmt(m.soakGrowthPct)}%), failed ${m.soakFailed}`);
   }
 
@@ -287,7 +304,13 @@ async function measureTarget(target, upstream) {
     m.memPeak500Mb = memoryMb(target.pid).hwm;
     m.st500Failed = st500.failed;
     m.st500Streams = st500.completed;
+    await inspectorAfter('500 streams');
     log(`    memory   idle ${fmt(m.memIdleMb)} MB, peak@50 ${fmt(m.memPeak50Mb)} MB, peak@500 streams ${fmt(m.memPeak500Mb)} MB (${st500.completed} streams, failed ${st500.failed})`);
+  }
+  if (m.inspectorOn) {
+    const mib = (b) => fmt(b / 2 ** 20);
+    log(`    inspector held at most ${mib(m.inspectorPeakBytes)} of ${mib(m.inspectorMaxBytes)} MiB; after each phase: ` +
+      Object.entries(m.inspectorAfter).map(([k, v]) => `${k} ${mib(v.bytes)} MiB/${v.size} kept`).join(', '));
   }
   return m;
 }

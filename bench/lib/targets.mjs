@@ -4,7 +4,7 @@
  * users start it (`node bin/model-gateway.js serve --config FILE`).
  */
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pinnedArgv, startProcess, waitForUrlInFile, waitForUrlLine } from './proc.mjs';
@@ -32,9 +32,10 @@ export async function startUpstream(place, core) {
   return { child, pid: child.pid, origin };
 }
 
-export async function startReference(place, upstreamOrigin, { extraNodeArgs = [] } = {}) {
+export async function startReference(place, upstreamOrigin, { extraNodeArgs = [], wrapper = [], startTimeoutMs } = {}) {
   const routes = Object.fromEntries(Object.entries(MODELS).map(([m, v]) => [m, v.prefix]));
   const argv = [
+    ...wrapper,
     process.execPath,
     ...extraNodeArgs,
     join(BENCH, 'reference-forwarder.mjs'),
@@ -46,7 +47,7 @@ export async function startReference(place, upstreamOrigin, { extraNodeArgs = []
     GATEWAY_KEY,
   ];
   const child = startProcess(pinnedArgv(place, place.sutCore, argv));
-  const origin = await waitForUrlLine(child);
+  const origin = await waitForUrlLine(child, startTimeoutMs);
   return { child, pid: child.pid, origin };
 }
 
@@ -90,12 +91,21 @@ export function writeGatewayConfig(dir, upstreamOrigin) {
   return file;
 }
 
-/** `bin` runs another build of the gateway (an A/B of two builds); default: this repo's. */
-export async function startGateway(place, dir, upstreamOrigin, { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js') } = {}) {
+/**
+ * `bin` runs another build of the gateway (an A/B of two builds); default: this repo's.
+ * `wrapper` is a command that runs node (valgrind, for instructions.mjs); `extraArgs` go to `serve`.
+ */
+export async function startGateway(
+  place,
+  dir,
+  upstreamOrigin,
+  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs } = {},
+) {
   const configFile = writeGatewayConfig(dir, upstreamOrigin);
   const stdoutFile = join(dir, `${tag}.stdout.log`);
   const logFile = join(dir, `${tag}.requests.jsonl`);
   const argv = [
+    ...wrapper,
     process.execPath,
     ...extraNodeArgs,
     bin,
@@ -107,6 +117,7 @@ export async function startGateway(place, dir, upstreamOrigin, { extraNodeArgs =
     '--log-file',
     logFile,
     '--no-color',
+    ...extraArgs,
   ];
   const child = startProcess(pinnedArgv(place, place.sutCore, argv), {
     stdoutFile,
@@ -118,6 +129,8 @@ export async function startGateway(place, dir, upstreamOrigin, { extraNodeArgs =
       NO_COLOR: '1',
     },
   });
-  const origin = await waitForUrlInFile(stdoutFile, child);
-  return { child, pid: child.pid, origin, stdoutFile, logFile };
+  const origin = await waitForUrlInFile(stdoutFile, child, startTimeoutMs);
+  // The banner (one write, so already complete) has the inspector's one-time link when the inspector is on.
+  const inspectorLink = /(http:\/\/\S+\/_inspector\/\?token=[\w-]+)/.exec(readFileSync(stdoutFile, 'utf8'))?.[1];
+  return { child, pid: child.pid, origin, stdoutFile, logFile, inspectorLink };
 }

@@ -23,6 +23,13 @@ export interface TimedChunk {
 export interface CapturedBody {
   readonly chunks: TimedChunk[];
   truncated: boolean;
+  /**
+   * Set by whoever captured the body when these exact bytes are known to be JSON as
+   * `parseJsonBody` accepts it (valid, nested at most MAX_JSON_DEPTH deep): a request body it
+   * parsed, or that body with only the model renamed. The log file then embeds them without
+   * checking them again (see jsonl.ts). Unset, the log checks for itself.
+   */
+  parsedJson?: true;
 }
 
 /** One request to a provider (a retry or a fallback makes another). */

@@ -1,16 +1,24 @@
-/** One coloured line per request (hono-logger style: status coloured by class), and its JSON form. */
+/** One coloured line per request (hono-logger style: status coloured by class), and the detail --verbose prints under it. */
 import type { ChalkInstance } from 'chalk';
 import type { Usage } from '../protocols/types.js';
 import type { RequestRecord } from './record.js';
-import { exchangeJson, type BodyJson, type ExchangeJson } from './exchange-json.js';
+import { exchangeJson, type BodyJson } from './exchange-json.js';
 import { truncateStrings } from './redact.js';
 import { formatRoute } from './route.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
+/** The local time of day, worked out once per second (local-time getters are slow, and lines come in thousands). */
+let clockSecond = NaN;
+let clockText = '';
 function clock(epochMs: number): string {
-  const d = new Date(epochMs);
-  return `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+  const second = Math.floor(epochMs / 1000);
+  if (second !== clockSecond) {
+    const d = new Date(epochMs);
+    clockText = `${pad2(d.getHours())}:${pad2(d.getMinutes())}:${pad2(d.getSeconds())}`;
+    clockSecond = second;
+  }
+  return clockText;
 }
 
 export function formatDuration(ms: number): string {
@@ -101,9 +109,4 @@ export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
   if (x.response?.headers) out += block('← response headers', x.response.headers);
   out += body('← response body', x.response?.body);
   return out;
-}
-
-/** The log-file form: the line's facts and, when captured, the whole exchange (see exchange-json.ts). */
-export function toJsonEntry(r: RequestRecord): ExchangeJson {
-  return exchangeJson(r);
 }

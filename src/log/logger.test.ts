@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
+import { capture, newExchange } from './exchange.js';
 import { createLogger } from './logger.js';
 import type { RequestRecord } from './record.js';
 
@@ -52,5 +53,26 @@ describe('createLogger', () => {
     const entries = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; time: string });
     expect(entries.map((e) => e.id)).toEqual(['req_1', 'req_2']);
     expect(entries[0]!.time).toBe('2026-01-01T12:00:01.000Z');
+  });
+
+  it('writes captured JSON bodies into the file line as they were sent', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'mgw-logger-')), 'requests.jsonl');
+    const logger = createLogger({ out: { write: () => undefined }, chalk: new Chalk({ level: 0 }), logFile: file });
+    const small = '{ "model" : "m", "messages": [{"role":"user","content":"caf\\u00e9 ☕"}] }';
+    // Large bodies are written as they are, small ones joined with the text around them.
+    const large = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'é…'.repeat(20_000) }] });
+    const bodies = [small, large, small];
+    bodies.forEach((sent, n) => {
+      const r = record(n);
+      r.exchange = newExchange({ 'content-type': 'application/json' }, 1024 * 1024);
+      capture(r.exchange, r.exchange.request, 0.5, Buffer.from(sent));
+      logger.request(r);
+    });
+    await logger.close();
+    const text = readFileSync(file, 'utf8');
+    expect(text.split(small)).toHaveLength(3);
+    expect(text.split(large)).toHaveLength(2);
+    const entries = text.trim().split('\n').map((l) => JSON.parse(l) as { request: { body: { json: unknown } } });
+    expect(entries.map((e) => e.request.body.json)).toEqual(bodies.map((b) => JSON.parse(b)));
   });
 });

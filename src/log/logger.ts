@@ -1,10 +1,11 @@
 /**
  * Where request records go: a line on stdout (plus detail with --verbose) and,
- * with --log-file, one JSON object per line appended to a file.
+ * with --log-file, one JSON object per line appended to a file (see jsonl.ts).
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { ChalkInstance } from 'chalk';
-import { formatDetail, formatLine, toJsonEntry } from './format.js';
+import { formatDetail, formatLine } from './format.js';
+import { exchangeLine, type LineParts } from './jsonl.js';
 import type { RequestRecord } from './record.js';
 
 export interface LogSink {
@@ -41,28 +42,45 @@ export function createLogger(options: LoggerOptions): Logger {
   // (a system call when stdout is a file) for many requests instead of one each, and none of it
   // happens while a response is being sent.
   let lines = '';
-  let entries = '';
   let scheduled = false;
-  const flush = () => {
+  const flushLines = () => {
     scheduled = false;
     if (lines !== '') out.write(lines);
-    if (entries !== '') file?.write(entries);
     lines = '';
-    entries = '';
   };
-  const schedule = () => {
-    if (!scheduled) {
-      scheduled = true;
-      setImmediate(flush);
-    }
+  // Log-file entries wait longer, for FILE_BATCH_MS or FILE_BATCH_BYTES: each write is a trip to
+  // libuv's thread pool, and per turn under load that was a write every few requests.
+  let entries: LineParts = [];
+  let entryBytes = 0;
+  let fileTimer: NodeJS.Timeout | undefined;
+  const flushEntries = () => {
+    clearTimeout(fileTimer);
+    fileTimer = undefined;
+    if (entries.length > 0 && file) writeParts(file, entries);
+    entries = [];
+    entryBytes = 0;
+  };
+  const flush = () => {
+    flushLines();
+    flushEntries();
   };
   return {
     verbose,
     capturesExchanges: verbose || file !== undefined,
     request(record) {
       lines += `${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`;
-      if (file) entries += `${JSON.stringify(toJsonEntry(record))}\n`;
-      schedule();
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flushLines);
+      }
+      if (!file) return;
+      for (const part of exchangeLine(record)) {
+        entries.push(part);
+        entryBytes += part.length;
+      }
+      if (entryBytes >= FILE_BATCH_BYTES) flushEntries();
+      // Unref'd: a pending batch must not keep the process alive; close() writes it.
+      else fileTimer ??= setTimeout(flushEntries, FILE_BATCH_MS).unref();
     },
     // Notices are rare (start, reload, stop) and must not wait: written at once, after any pending lines.
     info(text) {
@@ -74,4 +92,41 @@ export function createLogger(options: LoggerOptions): Logger {
       return new Promise((resolve) => (file ? file.end(resolve) : resolve()));
     },
   };
+}
+
+/** How long log-file entries may wait to be written, and how much of them. */
+const FILE_BATCH_MS = 50;
+const FILE_BATCH_BYTES = 256 * 1024;
+
+/** Bodies at least this large are written as they are, not copied into the buffer around them. */
+const WRITE_AS_IS = 16 * 1024;
+
+/**
+ * Lines in one write (one system call, through cork): text and small bodies joined into a buffer,
+ * large bodies passed as they are, so a 100 KB request body is not copied once more.
+ */
+function writeParts(file: WriteStream, parts: LineParts): void {
+  let run: Buffer[] = [];
+  let text = '';
+  const endRun = () => {
+    if (text !== '') run.push(Buffer.from(text));
+    if (run.length > 0) file.write(run.length === 1 ? run[0]! : Buffer.concat(run));
+    run = [];
+    text = '';
+  };
+  file.cork();
+  for (const p of parts) {
+    if (typeof p === 'string') {
+      text += p;
+    } else if (p.length < WRITE_AS_IS) {
+      if (text !== '') run.push(Buffer.from(text));
+      run.push(p);
+      text = '';
+    } else {
+      endRun();
+      file.write(p);
+    }
+  }
+  endRun();
+  file.uncork();
 }

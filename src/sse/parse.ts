@@ -46,31 +46,39 @@ export function createSseDecoder(): SseDecoder {
     else if (field === 'event') event = value;
   };
 
+  // Line ends are found with the native indexOf, so a chunk's text is not walked character by character
+  // in JS and a long line arriving in many chunks is not scanned again with each one.
   const feed = (s: string, out: SseEvent[]) => {
-    buffer += s;
-    let start = 0;
-    for (let i = 0; i < buffer.length; i++) {
-      const c = buffer.charCodeAt(i);
-      if (c === 10 /* \n */) {
-        if (pendingCr && i === start) {
-          // The LF of a CRLF whose CR ended the previous chunk.
-          pendingCr = false;
-          start = i + 1;
-          continue;
-        }
-        line(buffer.slice(start, i), out);
-        start = i + 1;
-      } else if (c === 13 /* \r */) {
-        line(buffer.slice(start, i), out);
-        // A CR at the very end may be the first half of a CRLF split across chunks.
-        pendingCr = i + 1 === buffer.length;
-        if (buffer.charCodeAt(i + 1) === 10) i++;
-        start = i + 1;
-        continue;
-      }
+    if (s === '') return;
+    let i = 0;
+    if (pendingCr) {
+      // The LF of a CRLF whose CR ended the previous chunk.
       pendingCr = false;
+      if (s.charCodeAt(0) === 10 /* \n */) i = 1;
     }
-    buffer = buffer.slice(start);
+    let lineStart = i;
+    let lf = s.indexOf('\n', i);
+    let cr = s.indexOf('\r', i);
+    while (lf !== -1 || cr !== -1) {
+      const end = cr === -1 || (lf !== -1 && lf < cr) ? lf : cr;
+      line(buffer === '' ? s.slice(lineStart, end) : buffer + s.slice(lineStart, end), out);
+      buffer = '';
+      if (end === cr) {
+        if (end + 1 === s.length) {
+          // May be the first half of a CRLF split across chunks.
+          pendingCr = true;
+          i = end + 1;
+        } else {
+          i = s.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+        }
+      } else {
+        i = end + 1;
+      }
+      lineStart = i;
+      if (lf !== -1 && lf < i) lf = s.indexOf('\n', i);
+      if (cr !== -1 && cr < i) cr = s.indexOf('\r', i);
+    }
+    if (lineStart < s.length) buffer += s.slice(lineStart);
   };
 
   return {
