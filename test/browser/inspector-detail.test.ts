@@ -152,10 +152,14 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     // Collapsed, and not built until opened.
     expect(await list.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
     expect(await list.locator('.j-node').count()).toBe(0);
+    // The children are built on the details' toggle event, after the click returns: wait for them, then count.
+    const children = list.locator('> .j-children > .j-node');
     await list.locator('> summary').click();
-    expect(await list.locator('> .j-children > .j-node').count()).toBe(100);
+    await children.nth(99).waitFor();
+    expect(await children.count()).toBe(100);
     await list.locator('> .j-children > button.more').click();
-    expect(await list.locator('> .j-children > .j-node').count()).toBe(200);
+    await children.nth(199).waitFor();
+    expect(await children.count()).toBe(200);
     const last = list.locator('details[data-path="messages[450]"]');
     expect(await last.count()).toBe(0);
     for (let i = 0; i < 3; i++) await list.locator('> .j-children > button.more').click();
