@@ -6,6 +6,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { createInspector, type Inspector } from '#src/inspector/inspector.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
 
 export const CHROMIUM = process.env.MODEL_GATEWAY_CHROMIUM ?? '/usr/bin/chromium';
 export const HAS_CHROMIUM = existsSync(CHROMIUM);
@@ -49,3 +52,28 @@ export async function newPage(browser: Browser, options: { width?: number; dark?
 }
 
 export const artifact = (name: string) => `${ARTIFACTS}${name}`;
+
+/** A browser, and a gateway with the inspector on in front of a fake upstream: what each browser suite starts with. */
+export interface InspectedGateway {
+  readonly browser: Browser;
+  readonly upstream: FakeUpstream;
+  readonly gw: TestGateway;
+  readonly inspector: Inspector;
+  close(): Promise<void>;
+}
+
+export async function startInspected(): Promise<InspectedGateway> {
+  const [browser, upstream] = await Promise.all([launchBrowser(), startFakeUpstream()]);
+  const inspector = createInspector();
+  const gw = await startGateway(testConfig(upstream.url), { captureLimit: 1 << 20, observers: [inspector.observer], mounts: [inspector.mount] });
+  return {
+    browser,
+    upstream,
+    gw,
+    inspector,
+    async close() {
+      inspector.close();
+      await Promise.all([browser.close(), gw.close(), upstream.close()]);
+    },
+  };
+}

@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInspector, type Inspector } from '#src/inspector/inspector.js';
+import type { Inspector } from '#src/inspector/inspector.js';
 import { messageFrames, messageJson } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
-import { GATEWAY_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
-import { artifact, DOCS_SCREENSHOT, HAS_CHROMIUM, launchBrowser, newPage, suiteName, type TestPage } from './browser.js';
+import { GATEWAY_KEY, type TestGateway } from '../helpers/start-gateway.js';
+import { artifact, DOCS_SCREENSHOT, HAS_CHROMIUM, newPage, suiteName, type TestPage, startInspected, type InspectedGateway } from './browser.js';
 
 const CODEX = JSON.parse(readFileSync(new URL('../fixtures/clients/codex-0.169.0-responses-first-turn.json', import.meta.url), 'utf8')) as {
   headers: Record<string, string>;
@@ -21,20 +21,17 @@ const CODEX = JSON.parse(readFileSync(new URL('../fixtures/clients/codex-0.169.0
 };
 
 describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a browser'), () => {
+  let env: InspectedGateway;
   let browser: Browser;
   let upstream: FakeUpstream;
   let gw: TestGateway;
   let inspector: Inspector;
 
   beforeAll(async () => {
-    [browser, upstream] = await Promise.all([launchBrowser(), startFakeUpstream()]);
-    inspector = createInspector();
-    gw = await startGateway(testConfig(upstream.url), { captureLimit: 1 << 20, observers: [inspector.observer], mounts: [inspector.mount] });
+    env = await startInspected();
+    ({ browser, upstream, gw, inspector } = env);
   });
-  afterAll(async () => {
-    inspector?.close();
-    await Promise.all([browser?.close(), gw?.close(), upstream?.close()]);
-  });
+  afterAll(() => env?.close());
 
   async function signedIn(): Promise<TestPage> {
     const t = await newPage(browser);

@@ -5,28 +5,25 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInspector, type Inspector } from '#src/inspector/inspector.js';
+import type { Inspector } from '#src/inspector/inspector.js';
 import { messageFrames } from '../helpers/canned.js';
-import { startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
-import { CI_KEY, GATEWAY_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
-import { artifact, HAS_CHROMIUM, launchBrowser, newPage, suiteName, type TestPage } from './browser.js';
+import { CI_KEY, GATEWAY_KEY, type TestGateway } from '../helpers/start-gateway.js';
+import { artifact, HAS_CHROMIUM, newPage, suiteName, type TestPage, startInspected, type InspectedGateway } from './browser.js';
 
 describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector list in a browser'), () => {
+  let env: InspectedGateway;
   let browser: Browser;
   let upstream: FakeUpstream;
   let gw: TestGateway;
   let inspector: Inspector;
 
   beforeAll(async () => {
-    [browser, upstream] = await Promise.all([launchBrowser(), startFakeUpstream()]);
-    inspector = createInspector();
-    gw = await startGateway(testConfig(upstream.url), { captureLimit: 1 << 20, observers: [inspector.observer], mounts: [inspector.mount] });
+    env = await startInspected();
+    ({ browser, upstream, gw, inspector } = env);
   });
-  afterAll(async () => {
-    inspector?.close();
-    await Promise.all([browser?.close(), gw?.close(), upstream?.close()]);
-  });
+  afterAll(() => env?.close());
 
   /** A page signed in through a fresh one-time link, with the live connection up. */
   async function signedIn(options: { width?: number; dark?: boolean } = {}): Promise<TestPage> {
