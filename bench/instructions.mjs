@@ -13,6 +13,7 @@
  *
  *   node bench/instructions.mjs [--only small,big,stream,translated,count_tokens]
  *        [--requests 300,900] [--target gateway|reference] [--bin other/bin/model-gateway.js]
+ *        [--serve-args "--no-inspector"]
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawnSync } from 'node:child_process';
@@ -36,6 +37,8 @@ if (spawnSync('sh', ['-c', 'command -v valgrind'], { stdio: 'ignore' }).status !
 const [n1, n2] = option('requests', '300,900').split(',').map(Number);
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
+/** More `serve` flags for the gateway, e.g. --serve-args "--no-inspector". */
+const serveArgs = option('serve-args', '').split(' ').filter(Boolean);
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-instr-'));
 const place = placement(argv.includes('--no-pin'));
 const ctx = { place, dir, children: new Set() };
@@ -79,7 +82,7 @@ async function instructions(upstream, spec, count, tag) {
   const t =
     which === 'reference'
       ? await startReference(place, upstream.origin, options)
-      : await startGateway(place, dir, upstream.origin, { ...options, tag, ...(bin ? { bin } : {}) });
+      : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ...(bin ? { bin } : {}) });
   const target = { name: which, ...t };
   try {
     await loadPhase(ctx, target, { mode: 'requests', ...spec, concurrency: 4, warmupCount: 300, count, timeoutMs: 120_000, hardLimitMs: 1_200_000 });
