@@ -21,6 +21,8 @@ export interface ServeFlags {
   port?: number;
   verbose?: boolean;
   logFile?: string;
+  /** False with `--no-log-bodies`. */
+  logBodies?: boolean;
   color: boolean;
   /** `--watch` / `--no-watch`; undefined when neither is given, which watches a config file when there is one. */
   watch?: boolean;
@@ -65,7 +67,8 @@ export function createProgram(io: CliIo): Command {
     .option('--host <host>', 'interface to listen on (overrides server.host)')
     .option('-p, --port <port>', 'port to listen on, 0 for any free port (overrides server.port)', parsePort)
     .option('--verbose', 'also print request and response headers (secrets redacted) and bodies')
-    .option('--log-file <file>', 'append one JSON object per request to this file')
+    .option('--log-file <file>', 'record every exchange (requests, upstream attempts, answers and stream events with times) as a JSON line in this file')
+    .option('--no-log-bodies', "with --log-file: a line of facts per request (status, model, tokens, times), without bodies")
     .option('--no-color', 'no colours in the output')
     .option('--watch', 'reload the config file when it changes (the default with a config file)')
     .option('--no-watch', 'serve the config as loaded at start, ignoring later edits')

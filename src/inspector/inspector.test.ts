@@ -146,15 +146,75 @@ describe('the data', () => {
   });
 });
 
+describe('capturing only while someone watches', () => {
+  let watched: Inspector;
+  let gw2: TestGateway;
+  beforeAll(async () => {
+    watched = createInspector({ watchGraceMs: 2000 });
+    // As serve wires it.
+    gw2 = await startGateway(testConfig(upstream.url), { captureWhile: () => watched.watching, observers: [watched.observer], mounts: [watched.mount] });
+  });
+  afterAll(async () => {
+    watched.close();
+    await gw2.close();
+  });
+
+  const chat2 = (content: string) =>
+    call(`${gw2.url}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', 'user-agent': 'claude-cli/2.1.330 (external, cli)', 'x-claude-code-session-id': 'sess-1' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+    });
+  const newest = async (cookie: string) => {
+    const list = (await call(`${gw2.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList;
+    return (await call(`${gw2.url}/_inspector/api/exchanges/${list.exchanges[0]!.id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
+  };
+  const until = async (done: () => boolean, ms: number) => {
+    for (const end = Date.now() + ms; !done(); ) {
+      if (Date.now() > end) throw new Error('timed out');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+
+  it('keeps only the row (client, session, usage) while no page is open, the whole exchange while one is, and stops a grace period after it goes', async () => {
+    const signIn2 = await call(watched.link(gw2.url), { method: 'GET' });
+    const cookie = String(signIn2.headers['set-cookie']).split(';')[0]!;
+    expect(watched.watching).toBe(false);
+
+    expect((await chat2('nobody looks')).status).toBe(200);
+    expect(upstream.last().json).toMatchObject({ messages: [{ content: 'nobody looks' }] });
+    const unseen = await newest(cookie);
+    expect(unseen.summary).toMatchObject({ uncaptured: true, status: 200, model: 'gpt-test', sessionId: 'sess-1', client: { kind: 'claude-code' } });
+    expect(unseen.summary.usage?.outputTokens).toBeGreaterThan(0);
+    expect(unseen.exchange.request).toBeUndefined();
+    expect(unseen.exchange.attempts).toBeUndefined();
+    expect(JSON.stringify(unseen)).not.toContain(GATEWAY_KEY);
+
+    const events = await openEvents(cookie, gw2.url);
+    await events.next((e) => e.type === 'hello');
+    expect(watched.watching).toBe(true);
+    expect((await chat2('someone looks')).status).toBe(200);
+    const seen = await newest(cookie);
+    expect(seen.summary.uncaptured).toBeUndefined();
+    expect(seen.exchange.request?.body.json).toMatchObject({ messages: [{ content: 'someone looks' }] });
+    expect(seen.exchange.attempts?.[0]?.body.json).toMatchObject({ model: 'gpt-upstream' });
+
+    // The page goes (a reload reconnects within the grace period); after it, rows only again.
+    events.close();
+    await until(() => !watched.watching, 10_000);
+    expect((await chat2('gone again')).status).toBe(200);
+    expect((await newest(cookie)).summary.uncaptured).toBe(true);
+  });
+});
+
 interface EventStream {
   next(match: (e: PushEvent) => boolean, timeoutMs?: number): Promise<PushEvent>;
   close(): void;
 }
 
 /** A minimal SSE reader: collects events, and waits for the first not yet taken that matches. */
-function openEvents(cookie: string): Promise<EventStream> {
+function openEvents(cookie: string, base = gw.url): Promise<EventStream> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${gw.url}/_inspector/api/events`, { headers: { cookie } }, (res: IncomingMessage) => {
+    const req = httpRequest(`${base}/_inspector/api/events`, { headers: { cookie } }, (res: IncomingMessage) => {
       if (res.statusCode !== 200) return reject(new Error(`events: HTTP ${res.statusCode}`));
       const seen: PushEvent[] = [];
       let buffer = '';

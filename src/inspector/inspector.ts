@@ -28,13 +28,23 @@ export interface InspectorOptions extends StoreOptions {
   readonly mode?: 'live' | 'recording';
   /** The recording's name, shown in the page. */
   readonly source?: string;
+  /** How long after the last page went away exchanges are still captured whole (a reload reconnects). */
+  readonly watchGraceMs?: number;
 }
+
+/** Long enough for a page reload or EventSource's reconnect (3 s) to keep capturing. */
+export const DEFAULT_WATCH_GRACE_MS = 15_000;
 
 export interface Inspector {
   /** Give to createGateway's `observers`. */
   readonly observer: RequestObserver;
   /** Give to createGateway's `mounts`. */
   readonly mount: Mount;
+  /**
+   * A page is open (or one left less than `watchGraceMs` ago): give to createGateway's
+   * `captureWhile`, so bodies are captured only when someone can see them.
+   */
+  readonly watching: boolean;
   /** A new one-time link to the page on the server at `baseUrl`. */
   link(baseUrl: string): string;
   /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
@@ -61,14 +71,15 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const store = createStore(options);
   const auth = createAuth();
   const hub = createPushHub();
+  const graceMs = options.watchGraceMs ?? DEFAULT_WATCH_GRACE_MS;
 
   const push = (entry: StoreEntry | undefined) => {
     if (entry && hub.watching) hub.send({ type: 'exchange', summary: summaryOf(entry), use: { bytes: store.bytes, evicted: store.evicted } });
   };
 
   const observer: RequestObserver = {
-    requestStarted(record) {
-      push(store.addLive(record));
+    requestStarted(record, headers) {
+      push(store.addLive(record, headers));
     },
     requestEnded(record) {
       push(store.endLive(record));
@@ -158,6 +169,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     addRecorded: (json, bytes) => void store.addRecorded(json, bytes),
     get size() {
       return store.size;
+    },
+    get watching() {
+      return hub.watching || performance.now() - hub.lastLeftAt < graceMs;
     },
     close: () => hub.close(),
   };

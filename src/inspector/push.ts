@@ -10,6 +10,8 @@ const HEARTBEAT_MS = 20_000;
 
 export interface PushHub {
   readonly watching: boolean;
+  /** performance.now() when the last page went away (-Infinity: none has yet). */
+  readonly lastLeftAt: number;
   /** Takes over the response as an event stream until the page goes away. */
   attach(res: ServerResponse, headers: Record<string, string>): void;
   send(event: PushEvent): void;
@@ -19,6 +21,7 @@ export interface PushHub {
 export function createPushHub(): PushHub {
   const clients = new Set<ServerResponse>();
   let heartbeat: NodeJS.Timeout | undefined;
+  let lastLeftAt = -Infinity;
 
   const write = (res: ServerResponse, event: PushEvent) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
 
@@ -26,12 +29,16 @@ export function createPushHub(): PushHub {
     get watching() {
       return clients.size > 0;
     },
+    get lastLeftAt() {
+      return lastLeftAt;
+    },
     attach(res, headers) {
       res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
       clients.add(res);
       write(res, { type: 'hello' });
       res.once('close', () => {
         clients.delete(res);
+        lastLeftAt = performance.now();
         if (clients.size === 0 && heartbeat) {
           clearInterval(heartbeat);
           heartbeat = undefined;

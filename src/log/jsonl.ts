@@ -30,13 +30,14 @@ export type LineParts = (string | Buffer)[];
 const NOT_FACTS = new Set(['start', 'startedAt', 'exchange']);
 
 /** One `--log-file` line (with its newline) for a request. */
-export function exchangeLine(r: RequestRecord): LineParts {
+/** `bodies: false`: the facts only, even when the exchange was captured (for --verbose). */
+export function exchangeLine(r: RequestRecord, bodies = true): LineParts {
   const line = new Line();
   line.text += `{"v":${EXCHANGE_JSON_VERSION},"time":"${isoTime(r.startedAt)}"`;
   for (const key of Object.keys(r)) {
     if (!NOT_FACTS.has(key)) line.field(key, (r as unknown as Record<string, unknown>)[key]);
   }
-  if (r.exchange) exchangePart(line, r.exchange);
+  if (r.exchange && bodies) exchangePart(line, r.exchange);
   line.text += '}\n';
   return line.end();
 }

@@ -1,6 +1,7 @@
 /**
  * Where request records go: a line on stdout (plus detail with --verbose) and,
- * with --log-file, one JSON object per line appended to a file (see jsonl.ts).
+ * with --log-file, one JSON object per line appended to a file (see jsonl.ts): the whole
+ * exchange, or with --no-log-bodies only the facts of the line.
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { ChalkInstance } from 'chalk';
@@ -27,11 +28,14 @@ export interface LoggerOptions {
   readonly chalk: ChalkInstance;
   readonly verbose?: boolean;
   readonly logFile?: string;
+  /** Whole exchanges in the log file (default), or false: a line of facts per request (--no-log-bodies). */
+  readonly logBodies?: boolean;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   const { out, chalk } = options;
   const verbose = options.verbose ?? false;
+  const logBodies = options.logBodies ?? true;
   let file: WriteStream | undefined;
   if (options.logFile) {
     file = createWriteStream(options.logFile, { flags: 'a' });
@@ -66,7 +70,7 @@ export function createLogger(options: LoggerOptions): Logger {
   };
   return {
     verbose,
-    capturesExchanges: verbose || file !== undefined,
+    capturesExchanges: verbose || (file !== undefined && logBodies),
     request(record) {
       lines += `${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`;
       if (!scheduled) {
@@ -74,7 +78,7 @@ export function createLogger(options: LoggerOptions): Logger {
         setImmediate(flushLines);
       }
       if (!file) return;
-      for (const part of exchangeLine(record)) {
+      for (const part of exchangeLine(record, logBodies)) {
         entries.push(part);
         entryBytes += part.length;
       }

@@ -23,10 +23,13 @@ export interface GatewayOptions {
   readonly version?: string;
   readonly providerDeps?: ProviderDeps;
   /**
-   * Bytes of bodies captured per exchange for whoever looks at them (the inspector, the
-   * log file, --verbose). Default: 1 MiB when the logger is verbose or writes a file, else 0.
+   * Bytes of bodies captured per exchange for whoever looks at them (the inspector, the log
+   * file, --verbose), always. Default: 1 MiB when the logger wants whole exchanges, or while
+   * `captureWhile` says someone is watching; else nothing.
    */
   readonly captureLimit?: number;
+  /** Asked as each request starts: capture its exchange? (The inspector: while a page is open.) */
+  readonly captureWhile?: () => boolean;
   readonly observers?: readonly RequestObserver[];
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
@@ -78,12 +81,19 @@ interface Generation {
   readonly markRetired: () => void;
 }
 
+function capturePolicy(options: GatewayOptions): () => number {
+  const fixed = options.captureLimit ?? (options.logger.capturesExchanges ? DEFAULT_CAPTURE_LIMIT : 0);
+  const watching = options.captureWhile;
+  if (fixed > 0 || !watching) return () => fixed;
+  return () => (watching() ? DEFAULT_CAPTURE_LIMIT : 0);
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const deps: HandlerDeps = {
     logger: options.logger,
     version: options.version ?? '0.0.0',
     startedAt: Date.now(),
-    captureLimit: options.captureLimit ?? (options.logger.capturesExchanges ? DEFAULT_CAPTURE_LIMIT : 0),
+    captureLimit: capturePolicy(options),
     observers: options.observers ?? [],
     mounts: options.mounts ?? [],
     limits: options.limitStore ?? createMemoryLimitStore(),

@@ -5,7 +5,7 @@
  * caller's protocol.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/authenticate.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
@@ -33,7 +33,8 @@ export interface GatewayState {
 
 /** Told of every request as it starts and when it ends (the inspector is one). */
 export interface RequestObserver {
-  requestStarted?(record: RequestRecord): void;
+  /** `headers` are the client's, credentials included: whoever keeps them must redact them when showing them. */
+  requestStarted?(record: RequestRecord, headers: IncomingHttpHeaders): void;
   requestEnded(record: RequestRecord): void;
 }
 
@@ -48,8 +49,11 @@ export interface HandlerDeps {
   readonly version: string;
   /** Epoch ms the gateway started (the `created` of listed models). */
   readonly startedAt: number;
-  /** Bytes of bodies captured per exchange; 0 captures nothing (nobody will look). */
-  readonly captureLimit: number;
+  /**
+   * Bytes of bodies to capture for the request starting now; 0 captures nothing (nobody will
+   * look). Asked per request: the inspector captures only while a page is watching.
+   */
+  readonly captureLimit: () => number;
   readonly observers: readonly RequestObserver[];
   readonly mounts: readonly Mount[];
   /** Per-key-group limits, shared by every config generation. */
@@ -88,8 +92,9 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     };
     const ua = req.headers['user-agent'];
     if (ua) record.userAgent = ua;
-    if (deps.captureLimit > 0) record.exchange = newExchange(req.headers, deps.captureLimit);
-    for (const o of deps.observers) o.requestStarted?.(record);
+    const captureLimit = deps.captureLimit();
+    if (captureLimit > 0) record.exchange = newExchange(req.headers, captureLimit);
+    for (const o of deps.observers) o.requestStarted?.(record, req.headers);
 
     // One close listener per request: a client gone before the end cancels the upstream call, and the line is logged.
     const upstream: UpstreamCall = {};
@@ -206,6 +211,8 @@ async function proxy(
   const exchange = record.exchange;
   if (exchange) capture(exchange, exchange.request, performance.now() - record.start, raw);
   const json = parseJsonBody(raw);
+  // Parsed and depth-checked just now: the log file may embed these bytes without checking them again.
+  if (exchange) exchange.request.parsedJson = true;
   const info = protocolSpecs[protocol].inspect(json, operation);
   const body = json as Record<string, unknown>;
   record.model = info.model;

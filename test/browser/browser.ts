@@ -65,7 +65,8 @@ export interface InspectedGateway {
 export async function startInspected(): Promise<InspectedGateway> {
   const [browser, upstream] = await Promise.all([launchBrowser(), startFakeUpstream()]);
   const inspector = createInspector();
-  const gw = await startGateway(testConfig(upstream.url), { captureLimit: 1 << 20, observers: [inspector.observer], mounts: [inspector.mount] });
+  // As serve wires it: bodies are captured while a page is open.
+  const gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] });
   return {
     browser,
     upstream,

@@ -127,4 +127,32 @@ describe('the traffic log', () => {
       await gw.close().catch(() => undefined);
     }
   });
+
+  it('--no-log-bodies writes the facts of each request and no bodies, even with --verbose on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-log-'));
+    for (const verbose of [false, true]) {
+      const logFile = join(dir, `facts-${verbose}.jsonl`);
+      const gw = await startGateway(testConfig(upstream.url), { verbose, logFile, logBodies: false });
+      try {
+        const res = await call(`${gw.url}/v1/chat/completions`, {
+          headers: { authorization: `Bearer ${GATEWAY_KEY}` },
+          body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'a body the file must not keep' }] }),
+        });
+        expect(res.status).toBe(200);
+        await waitForLines(gw, 1);
+        await gw.close();
+        expect(gw.output.join('').includes('a body the file must not keep')).toBe(verbose);
+        const text = readFileSync(logFile, 'utf8');
+        const entries = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+        expect(entries).toHaveLength(1);
+        expect(entries[0]).toMatchObject({ v: 1, status: 200, model: 'gpt-test', upstreamModel: 'gpt-upstream', keyGroup: 'dev', usage: { outputTokens: expect.any(Number) } });
+        expect(entries[0]).not.toHaveProperty('request');
+        expect(entries[0]).not.toHaveProperty('attempts');
+        expect(entries[0]).not.toHaveProperty('response');
+        expect(text).not.toContain('a body the file must not keep');
+      } finally {
+        await gw.close().catch(() => undefined);
+      }
+    }
+  });
 });

@@ -23,11 +23,13 @@ export interface StartOptions {
   readonly env?: Record<string, string | undefined>;
   readonly verbose?: boolean;
   readonly logFile?: string;
+  readonly logBodies?: boolean;
   readonly providerDeps?: ProviderDeps;
   /** Runs after the gateway is built and before it listens (server settings that only apply at listen). */
   readonly beforeListen?: (gateway: Gateway) => void;
   /** Passed to createGateway as they are (the inspector's tests give its observer and mount). */
   readonly captureLimit?: number;
+  readonly captureWhile?: GatewayOptions['captureWhile'];
   readonly observers?: GatewayOptions['observers'];
   readonly mounts?: GatewayOptions['mounts'];
 }
@@ -40,12 +42,14 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     chalk: new Chalk({ level: 0 }),
     verbose: options.verbose ?? false,
     ...(options.logFile ? { logFile: options.logFile } : {}),
+    ...(options.logBodies !== undefined ? { logBodies: options.logBodies } : {}),
   });
   const gateway = createGateway({
     config,
     logger,
     ...(options.providerDeps ? { providerDeps: options.providerDeps } : {}),
     ...(options.captureLimit !== undefined ? { captureLimit: options.captureLimit } : {}),
+    ...(options.captureWhile ? { captureWhile: options.captureWhile } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.mounts ? { mounts: options.mounts } : {}),
   });

@@ -8,7 +8,7 @@ import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { createInspector } from '../../inspector/inspector.js';
-import { createGateway, DEFAULT_CAPTURE_LIMIT } from '../../server/gateway.js';
+import { createGateway } from '../../server/gateway.js';
 import { VERSION } from '../../version.js';
 import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
@@ -39,8 +39,9 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     chalk,
     verbose: flags.verbose ?? false,
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
+    ...(flags.logBodies === false ? { logBodies: false } : {}),
   });
-  // On unless --no-inspector; it holds exchanges in memory only, and costs nothing per request until a page opens.
+  // On unless --no-inspector. It keeps a small row per request in memory; bodies only while a page is open.
   const inspector =
     flags.inspector === false
       ? undefined
@@ -52,7 +53,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     config,
     logger,
     version: VERSION,
-    ...(inspector ? { captureLimit: DEFAULT_CAPTURE_LIMIT, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
+    ...(inspector ? { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
   });
 
   let url: string;
