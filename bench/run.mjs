@@ -5,19 +5,25 @@
  *
  * Each round starts fresh processes: the fake upstream, then in a rotated order
  * "direct" (the upstream itself), the reference forwarder and the gateway, each
- * taken through the same phases. The SUT runs pinned to core 0, the upstream and
- * every load generator on core 1 (when taskset exists), at nice -10 (as root).
+ * taken through the same phases. The gateway runs as a user leaves it running
+ * (`serve --config F --log-file F --no-log-bodies`, the inspector on and nobody
+ * watching); next to it, in the same round: the same with --no-inspector (the
+ * small-request phase only, an A/B of the unwatched inspector), a fresh one with an
+ * inspector page watching (what the inspector holds under the 100 KB load), and a
+ * full recording (`--log-file` with bodies: small and 100 KB throughput, report
+ * only). The SUT runs pinned to core 0, the upstream and every load generator
+ * on core 1 (when taskset exists), at nice -10 (as root).
  * Ratios and deltas are computed within each round; the report gives their
  * median and min–max across rounds, plus absolute figures for context, on the
  * terminal and in bench/results/latest.json. Exit code 1 when a target is missed
  * in the median, 2 when the benchmark itself failed.
  *
- *   npm run bench                 full run (3 rounds, ~10 minutes)
- *   npm run bench -- --quick      1 round, short phases (smoke test, ~1.5 minutes)
+ *   npm run bench                 full run (3 rounds, ~12 minutes)
+ *   npm run bench -- --quick      1 round, short phases (smoke test, ~2 minutes)
  *   options: --rounds N  --soak SECONDS (default 15)  --tool wrk|autocannon  --no-pin
  *            --out FILE  --keep (keep the scratch dir)
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,10 +31,10 @@ import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMes
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, sampleRss, throughputPhase } from './lib/phases.mjs';
 import { coreBusy, coreTimes, memoryMb, movePid, placement, stopProcess } from './lib/proc.mjs';
-import { inspectorProbe } from './lib/inspector.mjs';
+import { inspectorProbe, startWatcher } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
 import { spread } from './lib/stats.mjs';
-import { GATEWAY_KEY, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -39,10 +45,10 @@ const option = (name, fallback) => {
 };
 
 const QUICK = flag('quick');
-/** Phase lengths. Full: 3 rounds in about 10 minutes; quick: 1 round of short phases. */
+/** Phase lengths. Full: 3 rounds in about 12 minutes; quick: 1 round of short phases. */
 const D = QUICK
-  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st500Ms: 3000, soakMs: 6000 }
-  : { rounds: 3, warmS: 2, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st500Ms: 4000, soakMs: 15000 };
+  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000 }
+  : { rounds: 3, warmS: 2, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st500Ms: 4000, soakMs: 15000, watchWarmS: 2, watchStMs: 2000 };
 D.rounds = Number(option('rounds', D.rounds));
 D.soakMs = Number(option('soak', D.soakMs / 1000)) * 1000;
 
@@ -83,7 +89,12 @@ const H = {
 const pathFor = (target, model, endpoint) => (target.name === 'direct' ? `${MODELS[model].prefix}${endpoint}` : endpoint);
 
 // ---- one target, all phases --------------------------------------------------------------------
-async function measureTarget(target, upstream) {
+/**
+ * `variant` (gateway only): `{ target, stop }`, the same gateway with --no-inspector, already started and
+ * idle. Its scenario-1 phase runs in the middle of the gateway's own (A-B-A), then it is stopped; its
+ * figures go to `variant.result`.
+ */
+async function measureTarget(target, upstream, variant) {
   const m = { hwmAfterMb: {} };
   /** Peak RSS after each phase, to see which one sets the peak (in the JSON only). */
   const hwm = (phase) => {
@@ -97,9 +108,10 @@ async function measureTarget(target, upstream) {
   if (!isDirect) {
     await sleep(1000);
     m.memIdleMb = memoryMb(target.pid).rss;
+    if (variant) variant.result = { memIdleMb: memoryMb(variant.target.pid).rss };
   }
 
-  // (8) the inspector (on by default in `serve`): what it holds after each phase, against its bound.
+  // (8) the inspector (on by default in `serve`), unwatched: what it holds after each phase (a row per request).
   const readInspector = isGw ? await inspectorProbe(target.inspectorLink) : undefined;
   m.inspectorOn = readInspector !== undefined;
   const inspectorAfter = async (phase) => {
@@ -114,15 +126,23 @@ async function measureTarget(target, upstream) {
   // (1) small non-streaming, 50 connections: throughput and CPU per request.
   // Direct is the SUT here, so the upstream moves to the SUT core for the closed-loop phases.
   if (isDirect) movePid(place, upstream.pid, place.sutCore);
-  const thr = await throughputPhase(ctx, target, {
-    name: `thr-${target.name}`,
-    path: chatPath,
-    headers: H.bearer,
-    bodyFile: B.chat,
-    connections: 50,
-    warmS: D.warmS,
-    measureS: D.thrS,
-  });
+  const smallThr = (t, over = {}) =>
+    throughputPhase(ctx, t, { name: `thr-${t.name}`, path: chatPath, headers: H.bearer, bodyFile: B.chat, connections: 50, warmS: D.warmS, measureS: D.thrS, ...over });
+  let thr;
+  if (!variant) thr = await smallThr(target);
+  else {
+    // A-B-A: the gateway's measured seconds are split around its --no-inspector twin's (warm-up, then the
+    // same seconds at once), so a drift in the machine's load over the phase cancels out of the ratio.
+    const firstS = Math.floor(D.thrS / 2);
+    const a1 = await smallThr(target, { measureS: firstS });
+    const v = await smallThr(variant.target);
+    variant.result.peakRssMb = memoryMb(variant.target.pid).hwm;
+    await variant.stop();
+    const a2 = await smallThr(target, { name: `thr-${target.name}-2`, warmS: 0, measureS: D.thrS - firstS });
+    thr = joinThroughput(a1, a2);
+    Object.assign(variant.result, { thrRps: v.rps, thrCpuUs: v.cpuUsPerReq, thrP50Ms: v.p50Ms, thrErrors: v.errors + v.non2xx, thrBusy: v.coreBusyPct });
+    log(`    --no-inspector: ${fmt(v.rps, 0)} req/s, ${fmt(v.cpuUsPerReq, 0)} µs CPU/req, cores ${v.coreBusyPct.join('/')}%, errors ${variant.result.thrErrors}`);
+  }
   Object.assign(m, {
     thrRps: thr.rps,
     thrCpuUs: thr.cpuUsPerReq,
@@ -309,13 +329,156 @@ async function measureTarget(target, upstream) {
   }
   if (m.inspectorOn) {
     const mib = (b) => fmt(b / 2 ** 20);
-    log(`    inspector held at most ${mib(m.inspectorPeakBytes)} of ${mib(m.inspectorMaxBytes)} MiB; after each phase: ` +
+    log(`    inspector, unwatched: held at most ${mib(m.inspectorPeakBytes)} of ${mib(m.inspectorMaxBytes)} MiB; after each phase: ` +
       Object.entries(m.inspectorAfter).map(([k, v]) => `${k} ${mib(v.bytes)} MiB/${v.size} kept`).join(', '));
   }
   return m;
 }
 
+/**
+ * (8) The inspector watched, on a fresh gateway process started as the default one: a page's event stream
+ * is open and read (bench/watcher.mjs) while the 100 KB load (c=50) and then 50 concurrent streams run, so
+ * it captures whole exchanges. What it holds (its own count, and the most any event reported) against its
+ * bound, exchanges dropped, and the process's RSS and peak RSS (VmHWM) afterwards.
+ */
+async function measureWatched(target) {
+  await sleep(500);
+  const m = { memIdleMb: memoryMb(target.pid).rss };
+  const watcher = await startWatcher(ctx, target.inspectorLink);
+  const reads = {};
+  try {
+    const big = await throughputPhase(ctx, target, {
+      name: 'big-watched',
+      path: '/v1/messages?beta=true',
+      headers: H.claudeCode,
+      bodyFile: B.big,
+      connections: 50,
+      warmS: D.watchWarmS,
+      measureS: D.bigS,
+    });
+    reads['100KB'] = { ...(await watcher.read()), ...memoryMb(target.pid) };
+    const st = await loadPhase(ctx, target, {
+      mode: 'requests',
+      path: '/v1/chat/completions',
+      headers: H.bearer,
+      bodyFile: B.chatStream,
+      stream: true,
+      kind: 'chat',
+      concurrency: 50,
+      warmupMs: 0,
+      durationMs: D.watchStMs,
+    });
+    reads.streams = { ...(await watcher.read()), ...memoryMb(target.pid) };
+    Object.assign(m, {
+      bigRps: big.rps,
+      bigCpuUs: big.cpuUsPerReq,
+      bigRequests: big.requests + big.warmRequests,
+      streams: st.completed,
+      failed: big.errors + big.non2xx + st.failed,
+      errorSamples: st.errors.samples.slice(0, 3),
+    });
+  } finally {
+    m.watcher = await watcher.stop();
+  }
+  const mem = memoryMb(target.pid);
+  const last = reads.streams;
+  Object.assign(m, {
+    reads,
+    maxBytes: last.maxBytes,
+    heldBytes: Math.max(...Object.values(reads).map((x) => x.bytes), m.watcher.maxHeldBytes ?? 0),
+    evicted: last.evicted,
+    rssMb: mem.rss,
+    peakRssMb: mem.hwm,
+  });
+  const mib = (b) => fmt(b / 2 ** 20);
+  log(
+    `    inspector watched: held ${mib(m.heldBytes)} of ${mib(m.maxBytes)} MiB (after 100 KB ${mib(reads['100KB'].bytes)}, after streams ${mib(last.bytes)}), ` +
+      `${m.evicted} dropped, RSS ${fmt(m.rssMb)} MB, peak RSS ${fmt(m.peakRssMb)} MB; 100 KB ${fmt(m.bigRps, 0)} req/s, ${fmt(m.bigCpuUs, 0)} µs CPU/req; ` +
+      `watcher read ${m.watcher.exchange} exchange events (${mib(m.watcher.bytes)} MiB), failed ${m.failed}`,
+  );
+  return m;
+}
+
+/**
+ * Recording (report only): the gateway with `--log-file` WITH bodies, every exchange written whole (its
+ * inspector, on and unwatched, then also holds them: capture is on for the file). Scenarios 1 and 4a.
+ */
+async function measureRecording(target) {
+  await sleep(500);
+  const logSize = () => {
+    try {
+      return statSync(target.logFile).size;
+    } catch {
+      return 0;
+    }
+  };
+  const thr = await throughputPhase(ctx, target, {
+    name: 'thr-recording',
+    path: '/v1/chat/completions',
+    headers: H.bearer,
+    bodyFile: B.chat,
+    connections: 50,
+    warmS: D.warmS,
+    measureS: D.thrS,
+  });
+  await sleep(200); // the log file's last batch (written every 50 ms)
+  const size0 = logSize();
+  const big = await throughputPhase(ctx, target, {
+    name: 'big-recording',
+    path: '/v1/messages?beta=true',
+    headers: H.claudeCode,
+    bodyFile: B.big,
+    connections: 50,
+    warmS: D.warmS,
+    measureS: D.bigS,
+  });
+  await sleep(200);
+  const size1 = logSize();
+  const m = {
+    thrRps: thr.rps,
+    thrCpuUs: thr.cpuUsPerReq,
+    thrBusy: thr.coreBusyPct,
+    bigRps: big.rps,
+    bigCpuUs: big.cpuUsPerReq,
+    bigBusy: big.coreBusyPct,
+    errors: thr.errors + thr.non2xx + big.errors + big.non2xx,
+    logBytesPerSmallReq: size0 / (thr.requests + thr.warmRequests),
+    logBytesPerBigReq: (size1 - size0) / (big.requests + big.warmRequests),
+    logFileMb: size1 / 2 ** 20,
+    peakRssMb: memoryMb(target.pid).hwm,
+  };
+  log(
+    `    recording small ${fmt(m.thrRps, 0)} req/s, ${fmt(m.thrCpuUs, 0)} µs CPU/req; 100 KB ${fmt(m.bigRps, 0)} req/s, ${fmt(m.bigCpuUs, 0)} µs CPU/req; ` +
+      `log ${fmt(m.logBytesPerSmallReq / 1024)} KB per small and ${fmt(m.logBytesPerBigReq / 1024)} KB per 100 KB request, errors ${m.errors}`,
+  );
+  return m;
+}
+
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Two closed-loop windows of one target as one: totals summed, latency and busy % weighted by time (p99: the worse). */
+function joinThroughput(a, b) {
+  const requests = a.requests + b.requests;
+  const seconds = a.seconds + b.seconds;
+  const sutCpuS = a.sutCpuS + b.sutCpuS;
+  const w = (x, y) => (x * a.seconds + y * b.seconds) / seconds;
+  return {
+    tool: a.tool,
+    requests,
+    seconds,
+    rps: requests / seconds,
+    sutCpuS,
+    cpuUsPerReq: (sutCpuS * 1e6) / requests,
+    p50Ms: w(a.p50Ms, b.p50Ms),
+    p99Ms: Math.max(a.p99Ms, b.p99Ms),
+    errors: a.errors + b.errors,
+    non2xx: a.non2xx + b.non2xx,
+    coreBusyPct: a.coreBusyPct.map((x, i) => Math.round(w(x, b.coreBusyPct[i]) * 10) / 10),
+    rssMb: b.rssMb,
+    warmRequests: a.warmRequests,
+    windows: [a.window, b.window],
+  };
+}
 
 async function stopTarget(t) {
   live.delete(t.child);
@@ -342,6 +505,12 @@ async function main() {
     tool: tool.name,
     placement: place,
     bigBodyBytes: bigBytes,
+    gatewayServe: Object.fromEntries(
+      Object.entries({ gateway: 'gateway', gatewayNoInspector: 'noInspector', watched: 'gateway', recording: 'recording' }).map(([k, v]) => [
+        k,
+        ['serve', '--config', 'F', '--log-file', 'F', ...GATEWAY_VARIANTS[v]].join(' '),
+      ]),
+    ),
     loadavgBefore: loadavg(),
     idleCoreBusyPctBefore: await backgroundLoad(2000),
   };
@@ -359,23 +528,53 @@ async function main() {
     const upstream = await startUpstream(place, place.loadCore);
     live.add(upstream.child);
     const round = { order, backgroundBusyPct: background, targets: {} };
+    /** Starts a target, measures it, stops it; a failure names the target and shows its stderr. */
+    const withTarget = async (name, start, measure) => {
+      const target = { name, ...(await start()) };
+      if (target.child) live.add(target.child);
+      try {
+        return await measure(target);
+      } catch (err) {
+        const exited = target.child && target.child.exitCode !== null ? ` (${name} exited with ${target.child.exitCode})` : '';
+        const stderr = target.child?.stderrText?.() ?? upstream.child.stderrText();
+        throw new Error(`${name}: ${err.message}${exited}${stderr ? `\n--- its stderr:\n${stderr.slice(-3000)}` : ''}`);
+      } finally {
+        if (target.child) await stopTarget(target);
+      }
+    };
+    const gateway = (tag, variant) => () => startGateway(place, dir, upstream.origin, { tag: `${tag}-r${r + 1}`, extraArgs: GATEWAY_VARIANTS[variant] });
     try {
       for (const name of order) {
         log(`  ${name}`);
-        let target;
-        if (name === 'direct') target = { name, pid: upstream.pid, origin: upstream.origin };
-        else if (name === 'reference') target = { name, ...(await startReference(place, upstream.origin)) };
-        else target = { name, ...(await startGateway(place, dir, upstream.origin, { tag: `gw-r${r + 1}` })) };
-        if (target.child) live.add(target.child);
-        try {
-          round.targets[name] = await measureTarget(target, upstream);
-        } catch (err) {
-          const exited = target.child && target.child.exitCode !== null ? ` (${name} exited with ${target.child.exitCode})` : '';
-          const stderr = target.child?.stderrText?.() ?? upstream.child.stderrText();
-          throw new Error(`${name}: ${err.message}${exited}${stderr ? `\n--- its stderr:\n${stderr.slice(-3000)}` : ''}`);
-        } finally {
-          if (target.child) await stopTarget(target);
+        if (name === 'direct') {
+          round.targets.direct = await measureTarget({ name, pid: upstream.pid, origin: upstream.origin }, upstream);
+          continue;
         }
+        if (name === 'reference') {
+          round.targets.reference = await withTarget(name, () => startReference(place, upstream.origin), (t) => measureTarget(t, upstream));
+          continue;
+        }
+        // The gateway as a user leaves it running, with its --no-inspector twin for scenario 1's A/B
+        // (started alongside, idle until its phase, stopped right after it).
+        round.targets.gateway = await withTarget(name, gateway('gw', 'gateway'), (t) =>
+          withTarget('gateway-no-inspector', gateway('noinsp', 'noInspector'), async (v) => {
+            const variant = { target: v, stop: () => stopTarget(v) };
+            const m = await measureTarget(t, upstream, variant);
+            round.targets.gatewayNoInspector = variant.result;
+            return m;
+          }),
+        );
+        // The inspector watched, on a fresh gateway process started the same way (so the peak RSS
+        // targets above are never raised by it), then the full recording (--log-file with bodies).
+        log('  gateway, inspector watched (fresh process)');
+        round.targets.watched = await withTarget('gateway-watched', gateway('watched', 'gateway'), (t) => measureWatched(t));
+        log('  gateway, recording (--log-file with bodies)');
+        round.targets.recording = await withTarget('gateway-recording', gateway('rec', 'recording'), async (t) => {
+          const m = await measureRecording(t);
+          await stopTarget(t);
+          if (!flag('keep')) rmSync(t.logFile, { force: true }); // a few hundred MB
+          return m;
+        });
       }
     } finally {
       live.delete(upstream.child);

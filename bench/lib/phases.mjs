@@ -76,7 +76,7 @@ export function loadPhase(ctx, target, spec) {
 export async function throughputPhase(ctx, target, { name, path, headers, bodyFile, connections, warmS, measureS }) {
   const url = `${target.origin}${path}`;
   const common = { place: ctx.place, dir: ctx.dir, url, headers, bodyFile, connections };
-  if (warmS > 0) await closedLoop(ctx.tool, { ...common, name: `${name}-warm`, durationS: warmS });
+  const warm = warmS > 0 ? await closedLoop(ctx.tool, { ...common, name: `${name}-warm`, durationS: warmS }) : undefined;
   let cpu0;
   let cpu1;
   let cores0;
@@ -104,6 +104,7 @@ export async function throughputPhase(ctx, target, { name, path, headers, bodyFi
   r.cpuUsPerReq = (r.sutCpuS * 1e6) / r.requests;
   r.coreBusyPct = coreBusy(cores0, cores1);
   r.rssMb = memoryMb(target.pid).rss;
+  r.warmRequests = warm?.requests ?? 0;
   r.window = { startUs: mono0, endUs: mono1 };
   return r;
 }

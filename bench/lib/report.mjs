@@ -81,25 +81,44 @@ const ROWS = [
   { key: 'refSoakGrowth', label: 'RSS growth over the soak, reference', unit: '%', f: (g, r) => r.soakGrowthPct },
   { key: 'memPeak50VsRef', label: 'peak RSS at <= 50 concurrent gateway / reference', unit: 'x', f: (g, r) => div(g.memPeak50Mb, r.memPeak50Mb) },
   { key: 'memPeak500VsRef', label: 'peak RSS at 500 streams gateway / reference', unit: 'x', f: (g, r) => div(g.memPeak500Mb, r.memPeak500Mb) },
-  { section: 'Inspector (on, as `serve` runs by default): what it holds in memory, read after each phase' },
+  { section: 'Inspector unwatched (`serve`\'s default, nobody watching): the gateway vs itself with --no-inspector, small, c=50' },
+  { key: 'noInspCpuRatio', label: 'CPU per request, inspector on / --no-inspector', unit: 'x', target: ['<=', 1.05], f: (g, r, d, t) => div(g.thrCpuUs, t.gatewayNoInspector?.thrCpuUs) },
+  { key: 'noInspThrRatio', label: 'throughput, inspector on / --no-inspector', unit: 'x', f: (g, r, d, t) => div(g.thrRps, t.gatewayNoInspector?.thrRps) },
+  { key: 'noInspIdleMb', label: 'RSS idle, inspector on − --no-inspector', unit: 'MB', delta: true, f: (g, r, d, t) => sub(g.memIdleMb, t.gatewayNoInspector?.memIdleMb) },
+  { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (a ~2 KB row per request)', unit: 'MB', f: (g) => g.inspectorPeakBytes / 2 ** 20 },
+  { section: 'Inspector watched (fresh gateway, a page\'s event stream open and read): 100 KB load c=50, then 50 streams' },
   {
     key: 'inspectorHeld',
     label: 'most bytes held / its bound (--inspector-memory)',
     unit: 'x',
     target: ['<=', 1],
     optional: true,
-    f: (g) => div(g.inspectorPeakBytes, g.inspectorMaxBytes),
+    f: (g, r, d, t) => div(t.watched?.heldBytes, t.watched?.maxBytes),
   },
-  { key: 'inspectorHeldMb', label: 'most MiB held', unit: 'MB', f: (g) => g.inspectorPeakBytes / 2 ** 20 },
-  { key: 'inspectorBoundMb', label: 'its bound, MiB', unit: 'MB', f: (g) => g.inspectorMaxBytes / 2 ** 20 },
-  { key: 'inspectorEvicted', label: 'exchanges dropped to stay within it (at the end)', unit: '', f: (g) => g.inspectorEvicted },
+  { key: 'inspectorHeldMb', label: 'most MiB held', unit: 'MB', f: (g, r, d, t) => t.watched?.heldBytes / 2 ** 20 },
+  { key: 'inspectorBoundMb', label: 'its bound, MiB', unit: 'MB', f: (g, r, d, t) => t.watched?.maxBytes / 2 ** 20 },
+  { key: 'inspectorKept', label: 'exchanges kept at the end (--inspector-keep: 300)', unit: '', f: (g, r, d, t) => t.watched?.reads?.streams?.size },
+  { key: 'inspectorEvicted', label: 'exchanges dropped to stay within its bounds', unit: '', f: (g, r, d, t) => t.watched?.evicted },
+  { key: 'watchedPeakRss', label: 'peak RSS (VmHWM) of that process (no target)', unit: 'MB', f: (g, r, d, t) => t.watched?.peakRssMb },
+  { key: 'watchedRss', label: 'RSS after', unit: 'MB', f: (g, r, d, t) => t.watched?.rssMb },
+  { key: 'watchedBigCpuVsUnwatched', label: 'CPU per 100 KB request, watched (fresh process) / unwatched', unit: 'x', f: (g, r, d, t) => div(t.watched?.bigCpuUs, g.bigCpuUs) },
+  { section: 'Recording: --log-file with bodies (every exchange written whole; report only, no target)' },
+  { key: 'recThrVsRef', label: 'throughput recording / reference, small', unit: 'x', f: (g, r, d, t) => div(t.recording?.thrRps, r.thrRps) },
+  { key: 'recCpuVsRef', label: 'CPU per request recording / reference, small', unit: 'x', f: (g, r, d, t) => div(t.recording?.thrCpuUs, r.thrCpuUs) },
+  { key: 'recBigVsRef', label: 'throughput recording / reference, 100 KB', unit: 'x', f: (g, r, d, t) => div(t.recording?.bigRps, r.bigRps) },
+  { key: 'recBigCpuVsRef', label: 'CPU per request recording / reference, 100 KB', unit: 'x', f: (g, r, d, t) => div(t.recording?.bigCpuUs, r.bigCpuUs) },
+  { key: 'recCpuVsGw', label: 'CPU per request recording / gateway (--no-log-bodies), small', unit: 'x', f: (g, r, d, t) => div(t.recording?.thrCpuUs, g.thrCpuUs) },
+  { key: 'recBigCpuVsGw', label: 'CPU per request recording / gateway (--no-log-bodies), 100 KB', unit: 'x', f: (g, r, d, t) => div(t.recording?.bigCpuUs, g.bigCpuUs) },
+  { key: 'recLogKbBig', label: 'log file per 100 KB request', unit: 'KB', f: (g, r, d, t) => t.recording?.logBytesPerBigReq / 1024 },
   { section: 'Correctness' },
   {
     key: 'gwFailures',
-    label: 'failed requests and streams, all gateway phases',
+    label: 'failed requests and streams, all gateway phases and variants',
     unit: '',
     target: ['<=', 0],
-    f: (g) => sum(g.thrErrors, g.bigErrors, g.c1Errors, g.olErrors, g.streamFailed, g.bigStFailed, g.trFailed, g.ctFailed, g.soakFailed, g.st500Failed),
+    f: (g, r, d, t) =>
+      sum(g.thrErrors, g.bigErrors, g.c1Errors, g.olErrors, g.streamFailed, g.bigStFailed, g.trFailed, g.ctFailed, g.soakFailed, g.st500Failed) +
+      sum(t.gatewayNoInspector?.thrErrors, t.watched?.failed, t.watched?.watcher?.parseErrors, t.recording?.errors),
   },
   { key: 'refFailures', label: 'failed requests and streams, reference', unit: '', f: (g, r) => sum(r.thrErrors, r.bigErrors, r.c1Errors, r.olErrors, r.streamFailed, r.bigStFailed, r.soakFailed, r.st500Failed) },
 ];
@@ -132,6 +151,16 @@ const ABSOLUTE = [
   ['soakLateMb', 'soak RSS MB, late', 1],
 ];
 
+/** The gateway's variants (targets gatewayNoInspector, watched, recording), same figures where they ran. */
+const VARIANT_ABSOLUTE = [
+  ['thrRps', 'req/s, small, c=50', 0],
+  ['thrCpuUs', 'CPU µs/request, small', 0],
+  ['bigRps', 'req/s, 100 KB, c=50', 0],
+  ['bigCpuUs', 'CPU µs/request, 100 KB', 0],
+  ['memIdleMb', 'RSS idle MB', 1],
+  ['peakRssMb', 'peak RSS MB (at its end)', 1],
+];
+
 const fmt = (x, d) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 const digits = (unit, x) => (unit === 'x' ? 2 : unit === 'ms' ? (Math.abs(x) < 10 ? 2 : 1) : unit === '' ? 0 : 1);
 const signed = (delta, x) => (delta && Number.isFinite(x) && x > 0 ? '+' : '');
@@ -144,7 +173,7 @@ function pad(cells, widths) {
 function compute(f, round) {
   const { gateway: g = {}, reference: r = {}, direct: d = {} } = round.targets;
   try {
-    return f(g, r, d);
+    return f(g, r, d, round.targets);
   } catch {
     return NaN;
   }
@@ -171,7 +200,7 @@ export function report(meta, rounds) {
       // Whether the reference forwarder itself misses the same absolute target in this run (the machine's floor).
       if (!pass && row.ref) refMisses = !meets(row.target, spread(rounds.map((rd) => compute(row.ref, rd))).median);
     }
-    rows.push({ key: row.key, label: row.label, unit: row.unit, target: row.target, median: s.median, min: s.min, max: s.max, values, pass, refMisses });
+    rows.push({ key: row.key, label: row.label, unit: row.unit, target: row.target, delta: row.delta, median: s.median, min: s.min, max: s.max, values, pass, refMisses });
   }
 
   const widths = [62, 11, 11, 24, 14];
@@ -181,6 +210,10 @@ export function report(meta, rounds) {
     `machine load: loadavg ${meta.loadavgBefore.map((x) => x.toFixed(2)).join(' ')} before, ${meta.loadavgAfter.map((x) => x.toFixed(2)).join(' ')} after; ` +
       `${meta.idleCoreBusyPctBefore.join('/')}% core busy with nothing under test`,
   );
+  if (meta.gatewayServe) {
+    const gs = meta.gatewayServe;
+    lines.push(`gateway: ${gs.gateway} (inspector on, nobody watching); A/B: ${gs.gatewayNoInspector}; recording: ${gs.recording}`);
+  }
   lines.push(`cores busy with nothing under test, before each round: ${rounds.map((rd) => (rd.backgroundBusyPct ?? []).join('/')).join(', ')}%`);
   lines.push('Ratios and deltas are computed within each round; median [min – max] across rounds. Targets from issue 4, judged on the median.');
   for (const row of rows) {
@@ -189,7 +222,7 @@ export function report(meta, rounds) {
       lines.push(pad(['  metric', 'target', 'median', '[min – max]', ''], widths));
       continue;
     }
-    const delta = row.key.startsWith('added') || row.key.startsWith('refAdded') || row.key.endsWith('AddedTtfb') || row.key.endsWith('OverRef');
+    const delta = row.delta || row.key.startsWith('added') || row.key.startsWith('refAdded') || row.key.endsWith('AddedTtfb') || row.key.endsWith('OverRef');
     const target = row.target ? `${row.target[0]} ${show(row.unit, row.target[1])}` : '';
     const range = rounds.length > 1 ? `[${show(row.unit, row.min, delta)} – ${show(row.unit, row.max, delta)}]` : '';
     const verdict = row.pass === undefined ? '' : row.pass ? 'pass' : row.refMisses ? 'MISS (ref too)' : 'MISS';
@@ -210,11 +243,30 @@ export function report(meta, rounds) {
     }
     lines.push(pad(cells, aw));
   }
+  const variants = {};
+  const vw = [40, 24, 24, 24];
+  lines.push('', 'Gateway variants (context only): median [min – max]');
+  lines.push(pad(['  metric', '--no-inspector', 'inspector watched', 'recording (bodies)'], vw));
+  for (const [key, label, d] of VARIANT_ABSOLUTE) {
+    const cells = [`  ${label}`];
+    variants[key] = {};
+    for (const name of ['gatewayNoInspector', 'watched', 'recording']) {
+      const s = spread(rounds.map((rd) => rd.targets[name]?.[key]));
+      variants[key][name] = s;
+      cells.push(s.n === 0 ? '' : rounds.length > 1 ? `${fmt(s.median, d)} [${fmt(s.min, d)}–${fmt(s.max, d)}]` : fmt(s.median, d));
+    }
+    lines.push(pad(cells, vw));
+  }
+  const held = spread(rounds.map((rd) => rd.targets.watched?.heldBytes / 2 ** 20));
+  const bound = spread(rounds.map((rd) => rd.targets.watched?.maxBytes / 2 ** 20));
+  const peak = spread(rounds.map((rd) => rd.targets.watched?.peakRssMb));
+  if (held.n > 0) lines.push(`inspector watched: held ${fmt(held.median, 1)} of ${fmt(bound.median, 0)} MiB, peak RSS ${fmt(peak.median, 1)} MB (median of rounds)`);
   const busy = (name, key) => rounds.map((rd) => (rd.targets[name]?.[key] ?? []).join('/')).join(', ');
   lines.push('', `core busy % (SUT core/load core), per round: throughput: direct ${busy('direct', 'thrBusy')}; reference ${busy('reference', 'thrBusy')}; gateway ${busy('gateway', 'thrBusy')}`);
+  lines.push(`  --no-inspector ${busy('gatewayNoInspector', 'thrBusy')}; recording ${busy('recording', 'thrBusy')} (small), ${busy('recording', 'bigBusy')} (100 KB)`);
   lines.push(`  50 concurrent streams: direct ${busy('direct', 'st50Busy')}; reference ${busy('reference', 'st50Busy')}; gateway ${busy('gateway', 'st50Busy')}`);
   lines.push('  (a throughput figure is SUT-bound when the SUT core is >= 95 % busy and the load core < 90 %)');
-  const samples = rounds.flatMap((rd) => [...(rd.targets.gateway?.streamErrorSamples ?? []), ...(rd.targets.gateway?.trErrorSamples ?? []), ...(rd.targets.gateway?.ctErrorSamples ?? [])]);
+  const samples = rounds.flatMap((rd) => [...(rd.targets.gateway?.streamErrorSamples ?? []), ...(rd.targets.watched?.errorSamples ?? []), ...(rd.targets.gateway?.trErrorSamples ?? []), ...(rd.targets.gateway?.ctErrorSamples ?? [])]);
   if (samples.length) lines.push(`gateway error samples: ${samples.slice(0, 3).join(' | ')}`);
   lines.push('');
   lines.push(
@@ -234,6 +286,7 @@ export function report(meta, rounds) {
     meta,
     summary: rows.filter((r) => !r.section),
     absolute,
+    variants,
     failedTargets,
     rounds,
   };

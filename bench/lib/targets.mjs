@@ -1,7 +1,8 @@
 /**
  * The three targets of a round, each in its own process: the fake upstream
  * (which "direct" calls), the reference forwarder, and the gateway started as
- * users start it (`node bin/model-gateway.js serve --config FILE`).
+ * users start it (`node bin/model-gateway.js serve --config FILE --log-file FILE`,
+ * plus the flags of GATEWAY_VARIANTS).
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -13,6 +14,18 @@ const BENCH = fileURLToPath(new URL('..', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 export const GATEWAY_KEY = 'gw-bench-key-0123456789abcdef0123';
+
+/**
+ * The `serve` flags run.mjs adds (as `extraArgs`) to startGateway's `--config F --port 0 --log-file F --no-color`:
+ * the gateway as a user leaves it running (a log file of facts per request, the inspector on, as `serve` has it, and
+ * nobody watching it), the same without the inspector (scenario 1's A/B), and a full recording (`--log-file` with
+ * bodies). startGateway's own default stays `--log-file` with bodies, for profile.mjs and instructions.mjs.
+ */
+export const GATEWAY_VARIANTS = {
+  gateway: ['--no-log-bodies'],
+  noInspector: ['--no-log-bodies', '--no-inspector'],
+  recording: [],
+};
 
 /**
  * Models the scenarios use, and the fake upstream's path prefix each maps to
