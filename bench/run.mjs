@@ -111,7 +111,7 @@ async function measureTarget(target, upstream, variant) {
     if (variant) variant.result = { memIdleMb: memoryMb(variant.target.pid).rss };
   }
 
-  // (8) the inspector (on by default in `serve`), unwatched: what it holds after each phase (a row per request).
+  // (8) the inspector (on by default in `serve`), unwatched: what it holds after each phase (nothing: it keeps only what starts while a page is open).
   const readInspector = isGw ? await inspectorProbe(target.inspectorLink) : undefined;
   m.inspectorOn = readInspector !== undefined;
   const inspectorAfter = async (phase) => {

@@ -85,7 +85,7 @@ const ROWS = [
   { key: 'noInspCpuRatio', label: 'CPU per request, inspector on / --no-inspector', unit: 'x', target: ['<=', 1.05], f: (g, r, d, t) => div(g.thrCpuUs, t.gatewayNoInspector?.thrCpuUs) },
   { key: 'noInspThrRatio', label: 'throughput, inspector on / --no-inspector', unit: 'x', f: (g, r, d, t) => div(g.thrRps, t.gatewayNoInspector?.thrRps) },
   { key: 'noInspIdleMb', label: 'RSS idle, inspector on − --no-inspector', unit: 'MB', delta: true, f: (g, r, d, t) => sub(g.memIdleMb, t.gatewayNoInspector?.memIdleMb) },
-  { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (a ~2 KB row per request)', unit: 'MB', f: (g) => g.inspectorPeakBytes / 2 ** 20 },
+  { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (unwatched: none)', unit: 'MB', f: (g) => g.inspectorPeakBytes / 2 ** 20 },
   { section: 'Inspector watched (fresh gateway, a page\'s event stream open and read): 100 KB load c=50, then 50 streams' },
   {
     key: 'inspectorHeld',

@@ -19,12 +19,17 @@ let upstream: FakeUpstream;
 let gw: TestGateway;
 let inspector: Inspector;
 
+/** A page open throughout (the inspector keeps only what starts while one is). */
+let page: EventStream;
+
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   inspector = createInspector({ capacity: 50 });
-  gw = await startGateway(testConfig(upstream.url), { captureLimit: 1 << 20, observers: [inspector.observer], mounts: [inspector.mount] });
+  gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] });
+  page = await openEvents(await signIn());
 });
 afterAll(async () => {
+  page.close();
   inspector.close();
   await gw.close();
   await upstream.close();
@@ -164,10 +169,9 @@ describe('capturing only while someone watches', () => {
       headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', 'user-agent': 'claude-cli/2.1.330 (external, cli)', 'x-claude-code-session-id': 'sess-1' },
       body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
     });
-  const newest = async (cookie: string) => {
-    const list = (await call(`${gw2.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList;
-    return (await call(`${gw2.url}/_inspector/api/exchanges/${list.exchanges[0]!.id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
-  };
+  const list = async (cookie: string) => (await call(`${gw2.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList;
+  const detail = async (cookie: string, id: string) =>
+    (await call(`${gw2.url}/_inspector/api/exchanges/${id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
   const until = async (done: () => boolean, ms: number) => {
     for (const end = Date.now() + ms; !done(); ) {
       if (Date.now() > end) throw new Error('timed out');
@@ -175,34 +179,31 @@ describe('capturing only while someone watches', () => {
     }
   };
 
-  it('keeps only the row (client, session, usage) while no page is open, the whole exchange while one is, and stops a grace period after it goes', async () => {
+  it('keeps nothing while no page is open, each exchange whole while one is, and nothing again a grace period after it goes', async () => {
     const signIn2 = await call(watched.link(gw2.url), { method: 'GET' });
     const cookie = String(signIn2.headers['set-cookie']).split(';')[0]!;
     expect(watched.watching).toBe(false);
 
     expect((await chat2('nobody looks')).status).toBe(200);
     expect(upstream.last().json).toMatchObject({ messages: [{ content: 'nobody looks' }] });
-    const unseen = await newest(cookie);
-    expect(unseen.summary).toMatchObject({ uncaptured: true, status: 200, model: 'gpt-test', sessionId: 'sess-1', client: { kind: 'claude-code' } });
-    expect(unseen.summary.usage?.outputTokens).toBeGreaterThan(0);
-    expect(unseen.exchange.request).toBeUndefined();
-    expect(unseen.exchange.attempts).toBeUndefined();
-    expect(JSON.stringify(unseen)).not.toContain(GATEWAY_KEY);
+    expect((await list(cookie)).exchanges).toEqual([]);
 
     const events = await openEvents(cookie, gw2.url);
     await events.next((e) => e.type === 'hello');
     expect(watched.watching).toBe(true);
     expect((await chat2('someone looks')).status).toBe(200);
-    const seen = await newest(cookie);
-    expect(seen.summary.uncaptured).toBeUndefined();
+    const rows = (await list(cookie)).exchanges;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ status: 200, sessionId: 'sess-1', client: { kind: 'claude-code' } });
+    const seen = await detail(cookie, rows[0]!.id);
     expect(seen.exchange.request?.body.json).toMatchObject({ messages: [{ content: 'someone looks' }] });
     expect(seen.exchange.attempts?.[0]?.body.json).toMatchObject({ model: 'gpt-upstream' });
 
-    // The page goes (a reload reconnects within the grace period); after it, rows only again.
+    // The page goes (a reload reconnects within the grace period); after it, nothing is kept again.
     events.close();
     await until(() => !watched.watching, 10_000);
     expect((await chat2('gone again')).status).toBe(200);
-    expect((await newest(cookie)).summary.uncaptured).toBe(true);
+    expect((await list(cookie)).exchanges.map((r) => r.id)).toEqual([rows[0]!.id]);
   });
 });
 

@@ -18,7 +18,7 @@ describe('the inspector store', () => {
     const store = createStore({ capacity: 3 });
     const records = Array.from({ length: 5 }, () => record());
     for (const r of records) {
-      store.addLive(r, {});
+      store.addLive(r);
       store.endLive(r);
     }
     expect(ids(store)).toEqual([records[4]!.id, records[3]!.id, records[2]!.id]);
@@ -33,14 +33,14 @@ describe('the inspector store', () => {
     const a = record(10_000);
     const b = record(10_000);
     const c = record(10_000);
-    store.addLive(a, {});
-    store.addLive(b, {});
+    store.addLive(a);
+    store.addLive(b);
     // In flight, only the overhead counts: the bodies are still coming.
     expect(store.bytes).toBe(2 * ENTRY_OVERHEAD);
     store.endLive(a);
     store.endLive(b);
     expect(store.bytes).toBe(2 * ENTRY_OVERHEAD + 20_000);
-    store.addLive(c, {});
+    store.addLive(c);
     store.endLive(c);
     expect(ids(store)).toEqual([c.id, b.id]);
     expect(store.bytes).toBe(2 * ENTRY_OVERHEAD + 20_000);
@@ -50,7 +50,7 @@ describe('the inspector store', () => {
   it('keeps the newest exchange even when it alone passes the cap', () => {
     const store = createStore({ maxBytes: 1000 });
     const big = record(50_000);
-    store.addLive(big, {});
+    store.addLive(big);
     expect(store.endLive(big)?.id).toBe(big.id);
     expect(ids(store)).toEqual([big.id]);
   });
@@ -59,8 +59,8 @@ describe('the inspector store', () => {
     const store = createStore({ capacity: 1 });
     const a = record();
     const b = record();
-    store.addLive(a, {});
-    store.addLive(b, {});
+    store.addLive(a);
+    store.addLive(b);
     expect(store.endLive(a)).toBeUndefined();
     expect(ids(store)).toEqual([b.id]);
   });
@@ -68,7 +68,7 @@ describe('the inspector store', () => {
   it('summarises a live entry as pending until it ends, then once', () => {
     const store = createStore();
     const r = record();
-    const entry = store.addLive(r, {});
+    const entry = store.addLive(r);
     expect(summaryOf(entry).pending).toBe(true);
     r.status = 200;
     store.endLive(r);
@@ -81,7 +81,7 @@ describe('the inspector store', () => {
   it('holds the same record object, serialising nothing', () => {
     const store = createStore();
     const r = record();
-    store.addLive(r, {});
+    store.addLive(r);
     const entry = store.get(r.id);
     expect(entry?.kind === 'live' && entry.record).toBe(r);
   });

@@ -4,7 +4,6 @@
  * own `RequestRecord` (with its captured exchange) as it is: nothing is copied or
  * serialised until someone opens it. Nothing is written to disk.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ExchangeJson } from '../log/exchange-json.js';
 import type { RequestRecord } from '../log/record.js';
 import { summaryOfJson, summaryOfRecord } from './summary.js';
@@ -16,16 +15,7 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const ENTRY_OVERHEAD = 2048;
 
 export type StoreEntry =
-  | {
-      readonly kind: 'live';
-      readonly id: string;
-      readonly record: RequestRecord;
-      /** The client's headers (credentials included: redacted wherever shown), for the row when bodies were not captured. */
-      readonly headers: IncomingHttpHeaders;
-      ended: boolean;
-      bytes: number;
-      summary?: ExchangeSummary;
-    }
+  | { readonly kind: 'live'; readonly id: string; readonly record: RequestRecord; ended: boolean; bytes: number; summary?: ExchangeSummary }
   | { readonly kind: 'recorded'; readonly id: string; readonly json: ExchangeJson; readonly ended: true; bytes: number; summary?: ExchangeSummary };
 
 export interface StoreOptions {
@@ -42,7 +32,7 @@ export interface Store {
   readonly evicted: number;
   readonly size: number;
   /** A request has started: it is held from now on, its bytes counted when it ends. */
-  addLive(record: RequestRecord, headers: IncomingHttpHeaders): StoreEntry;
+  addLive(record: RequestRecord): StoreEntry;
   /** The request has ended: its bodies are complete; returns its entry unless it was already dropped. */
   endLive(record: RequestRecord): StoreEntry | undefined;
   addRecorded(json: ExchangeJson, bytes: number): StoreEntry;
@@ -55,7 +45,7 @@ export interface Store {
 export function summaryOf(entry: StoreEntry): ExchangeSummary {
   if (entry.summary) return entry.summary;
   if (entry.kind === 'recorded') return (entry.summary = summaryOfJson(entry.json));
-  const summary = summaryOfRecord(entry.record, !entry.ended, entry.headers);
+  const summary = summaryOfRecord(entry.record, !entry.ended);
   if (entry.ended) entry.summary = summary;
   return summary;
 }
@@ -108,8 +98,8 @@ export function createStore(options: StoreOptions = {}): Store {
     get size() {
       return count;
     },
-    addLive(record, headers) {
-      return push({ kind: 'live', id: record.id, record, headers, ended: false, bytes: ENTRY_OVERHEAD });
+    addLive(record) {
+      return push({ kind: 'live', id: record.id, record, ended: false, bytes: ENTRY_OVERHEAD });
     },
     endLive(record) {
       const entry = byId.get(record.id);

@@ -52,15 +52,11 @@ function common(r: Facts, time: number, headers: HeaderBag, pending: boolean): E
   };
 }
 
-/** `headers`: the client's, for the client and session when the bodies were not captured. */
-export function summaryOfRecord(r: RequestRecord, pending: boolean, headers?: HeaderBag): ExchangeSummary {
+export function summaryOfRecord(r: RequestRecord, pending: boolean): ExchangeSummary {
   const x = r.exchange;
-  if (!x) {
-    const bag = headers ?? (r.userAgent ? { 'user-agent': r.userAgent } : {});
-    const sessionId = sessionFromHeaders(bag);
-    return { ...common(r, r.startedAt, bag, pending), ...(sessionId ? { sessionId } : {}), uncaptured: true };
-  }
-  const base = common(r, r.startedAt, x.requestHeaders, pending);
+  const headers: HeaderBag = x?.requestHeaders ?? (r.userAgent ? { 'user-agent': r.userAgent } : {});
+  const base = common(r, r.startedAt, headers, pending);
+  if (!x) return base;
   const sessionId = sessionFromHeaders(x.requestHeaders) ?? promptCacheKey(x.request);
   const ttftMs = r.stream && !pending ? firstTokenMs(clientResponse(x)) : undefined;
   const truncated = x.request.truncated || x.response.truncated || x.attempts.some((a) => a.body.truncated || a.response.truncated);

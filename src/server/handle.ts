@@ -5,7 +5,7 @@
  * caller's protocol.
  */
 import { randomBytes } from 'node:crypto';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authenticate } from '../auth/authenticate.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
@@ -15,11 +15,13 @@ import type { RequestRecord } from '../log/record.js';
 import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { errorFamily, type Protocol } from '../protocols/types.js';
+import { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import { parseJsonBody, readBody } from './body.js';
+import { deadline, type Deadline } from './deadlines.js';
 import { byteBudget, enter, type ServerLoad } from './load.js';
-import type { Admission, LimitName, LimitStore } from '../limits/limit-store.js';
+import type { Admission, Decision, LimitName, LimitStore } from '../limits/limit-store.js';
 import { modelsBody } from './models.js';
 import { checkServable, forward, primaryRoute } from './forward.js';
 import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
@@ -33,8 +35,7 @@ export interface GatewayState {
 
 /** Told of every request as it starts and when it ends (the inspector is one). */
 export interface RequestObserver {
-  /** `headers` are the client's, credentials included: whoever keeps them must redact them when showing them. */
-  requestStarted?(record: RequestRecord, headers: IncomingHttpHeaders): void;
+  requestStarted?(record: RequestRecord): void;
   requestEnded(record: RequestRecord): void;
 }
 
@@ -94,14 +95,14 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     if (ua) record.userAgent = ua;
     const captureLimit = deps.captureLimit();
     if (captureLimit > 0) record.exchange = newExchange(req.headers, captureLimit);
-    for (const o of deps.observers) o.requestStarted?.(record, req.headers);
+    for (const o of deps.observers) o.requestStarted?.(record);
 
     // One close listener per request: a client gone before the end cancels the upstream call, and the line is logged.
     const upstream: UpstreamCall = {};
     res.once('close', () => {
       record.durationMs = performance.now() - record.start;
       if (res.headersSent) record.status ??= res.statusCode;
-      clearTimeout(upstream.deadline);
+      upstream.deadline?.cancel();
       upstream.leave?.(record);
       if (!res.writableFinished) {
         record.aborted = true;
@@ -126,9 +127,9 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
 
 /** The upstream call of a request, once there is one, so the request's close listener can cancel it. */
 interface UpstreamCall {
-  controller?: AbortController;
+  controller?: CallAbort;
   /** The provider's cap on the call's total time. */
-  deadline?: NodeJS.Timeout;
+  deadline?: Deadline;
   /** Gives back what the request holds (its place in the server's and its group's limits). */
   leave?: (record: RequestRecord) => void;
 }
@@ -200,7 +201,8 @@ async function proxy(
     }
   }
 
-  await admit(call, deps, config, group, operation);
+  const admitting = admit(call, deps, config, group, operation);
+  if (admitting) await admitting;
   const budget = byteBudget(deps.load, config.server);
   const leave = call.leave!;
   call.leave = (r) => {
@@ -228,7 +230,7 @@ async function proxy(
 
   // A client that left while its body was read or checked gets no upstream call at all.
   if (res.destroyed) return;
-  const controller = new AbortController();
+  const controller = new CallAbort();
   call.controller = controller;
   await forward(
     {
@@ -242,14 +244,14 @@ async function proxy(
       raw,
       body,
       controller,
-      relayContext: { res, protocol, record, signal: controller.signal },
+      relayContext: { res, protocol, record, signal: controller },
       armDeadline: (ms) => {
-        clearTimeout(call.deadline);
-        call.deadline = setTimeout(() => {
+        call.deadline?.cancel();
+        call.deadline = deadline(ms, () => {
           controller.abort(
             new GatewayError('timeout', `Provider '${record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
           );
-        }, ms).unref();
+        });
       },
     },
     primary,
@@ -259,9 +261,11 @@ async function proxy(
 /**
  * Counts the request in against the server's cap and its key group's limits (model
  * calls only: counting tokens is cheap and often answered locally), and arranges for
- * it to be counted out, with the tokens it used, when it ends.
+ * it to be counted out, with the tokens it used, when it ends. Returns a promise only when
+ * the limit store answers with one: most requests have nothing to wait for, and awaiting
+ * anyway would cost them a trip through the microtask queue.
  */
-async function admit(call: UpstreamCall, deps: HandlerDeps, config: Config, group: KeyGroupConfig, operation: string): Promise<void> {
+function admit(call: UpstreamCall, deps: HandlerDeps, config: Config, group: KeyGroupConfig, operation: string): Promise<void> | undefined {
   enter(deps.load, config.server);
   let admission: Admission | undefined;
   call.leave = (r) => {
@@ -269,15 +273,20 @@ async function admit(call: UpstreamCall, deps: HandlerDeps, config: Config, grou
     admission?.end((r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0));
   };
   const limits = group.limits;
-  if (operation !== 'create' || (limits.requestsPerMinute ?? limits.concurrentRequests ?? limits.tokensPerMinute) === undefined) return;
+  if (operation !== 'create' || (limits.requestsPerMinute ?? limits.concurrentRequests ?? limits.tokensPerMinute) === undefined) return undefined;
+  const decided = (decision: Decision): void => {
+    if (decision.ok) admission = decision.admission;
+    else throw overLimit(group, decision);
+  };
   const pending = deps.limits.admit(group.name, limits, Date.now());
-  const decision = pending instanceof Promise ? await pending : pending;
-  if (decision.ok) {
-    admission = decision.admission;
-    return;
-  }
+  if (pending instanceof Promise) return pending.then(decided);
+  decided(pending);
+  return undefined;
+}
+
+function overLimit(group: KeyGroupConfig, decision: Extract<Decision, { ok: false }>): GatewayError {
   const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-  throw new GatewayError('rate_limit', `Key group '${group.name}' is over its limit of ${LIMIT_TEXT[decision.limit](decision.value)}; retry in ${seconds}s.`, {
+  return new GatewayError('rate_limit', `Key group '${group.name}' is over its limit of ${LIMIT_TEXT[decision.limit](decision.value)}; retry in ${seconds}s.`, {
     code: 'rate_limit_exceeded',
     headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
   });

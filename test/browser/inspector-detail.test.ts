@@ -56,22 +56,6 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     res.end();
   };
 
-  // First in the suite: no page has been open yet, so nothing is being captured.
-  it('says why an exchange made while no page was open has its facts but no bodies', async () => {
-    expect(inspector.watching).toBe(false);
-    const res = await call(`${gw.url}/v1/chat/completions`, {
-      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'unwatched' }] }),
-    });
-    expect(res.status).toBe(200);
-    const { page, context, errors } = await signedIn();
-    await page.locator('tr.row:not(.pending)').first().click();
-    await expect(page.locator('.uncaptured').textContent()).resolves.toMatch(/No inspector page was open/);
-    expect(await page.locator('.part-client-request').textContent()).toContain('Not captured');
-    expect(errors).toEqual([]);
-    await context.close();
-  });
-
   it('shows a translated call: both bodies, what translation changed, and the upstream stream as a timeline', async () => {
     const { page, context, errors } = await signedIn();
     upstream.once(slowMessages);

@@ -69,14 +69,6 @@ function render({ summary: s, exchange: x }: ExchangeDetail): Child[] {
       x.request ? curlButton(x) : null,
     ),
     facts(s, x),
-    s.uncaptured
-      ? h(
-          'p',
-          { class: 'badge warn uncaptured' },
-          'No inspector page was open when this request ran, so only the facts above were kept, not the bodies. ' +
-            'Exchanges are captured whole while a page is open (and for a few seconds after it closes).',
-        )
-      : null,
     problems(x, attempts),
     attempts.length > 1
       ? h(

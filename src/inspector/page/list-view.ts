@@ -68,7 +68,7 @@ export function listView(): { readonly el: HTMLElement; readonly dispose: () => 
     empty.textContent =
       rows.length === 0
         ? live
-          ? 'No requests yet. Point a client at the gateway; each request appears here as it starts.'
+          ? 'No requests since this page opened. Point a client at the gateway: each request appears here as it starts. (While no page is open the inspector keeps nothing; the terminal shows every request.)'
           : 'The recording holds no exchanges.'
         : shown.length === 0
           ? 'No exchange matches the filters.'

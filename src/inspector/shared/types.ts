@@ -51,8 +51,6 @@ export interface ExchangeSummary {
   readonly aborted?: true;
   /** Some body was cut at the capture limit. */
   readonly truncated?: true;
-  /** No inspector page was open when it ran: only these facts were kept, not the bodies. */
-  readonly uncaptured?: true;
 }
 
 /** GET /_inspector/api/exchanges */
