@@ -6,7 +6,7 @@
  * its timing says nothing useful about any real key; the final comparison of
  * the two digests uses timingSafeEqual all the same.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config, GatewayKey } from '../config/types.js';
 import { authenticationFailed } from '../errors.js';
@@ -27,7 +27,21 @@ export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): strin
   return undefined;
 }
 
-export const digestKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+// The one-shot hash makes no Hash object: about a third of createHash's cost for a key-sized input.
+// (Its 'buffer' output is slower than 'hex' on Node 20, so the digests are compared as hex text.)
+export const digestKey = (key: string): string => hash('sha256', key, 'hex');
+
+/** Each configured key's hex digest as bytes, made once rather than per request (keys live as long as their config). */
+const digestBytes = new WeakMap<GatewayKey, Buffer>();
+
+function bytesOf(key: GatewayKey): Buffer {
+  let bytes = digestBytes.get(key);
+  if (bytes === undefined) {
+    bytes = Buffer.from(key.digest, 'latin1');
+    digestBytes.set(key, bytes);
+  }
+  return bytes;
+}
 
 export function authenticate(config: Config, headers: IncomingHttpHeaders, style: KeyStyle): GatewayKey {
   const key = extractKey(headers, style);
@@ -40,7 +54,8 @@ export function authenticate(config: Config, headers: IncomingHttpHeaders, style
   }
   const digest = digestKey(key);
   const found = config.keys.get(digest);
-  if (!found || !timingSafeEqual(Buffer.from(found.digest, 'hex'), Buffer.from(digest, 'hex'))) {
+  const expected = found && bytesOf(found);
+  if (!expected || expected.length !== digest.length || !timingSafeEqual(expected, Buffer.from(digest, 'latin1'))) {
     throw authenticationFailed('Invalid API key: it belongs to no key group of this gateway.');
   }
   return found;

@@ -5,6 +5,7 @@
  */
 import type { GatewayError } from '../errors.js';
 import type { SseEvent } from '../sse/parse.js';
+import type { SkipRule } from '../sse/skip.js';
 import type { Usage } from './types.js';
 
 export interface StreamWatch {
@@ -14,5 +15,7 @@ export interface StreamWatch {
   readonly finished: boolean;
   /** The frames that end this stream with an error. */
   errorFrames(err: GatewayError): string;
+  /** Which chunks a relay need not decode for this watcher (see sse/skip.ts); every chunk without it. */
+  readonly skip?: SkipRule;
 }
 

@@ -5,11 +5,13 @@
  * (URL parsing, the Agent's pool lookup): about a fifth of the gateway's own CPU
  * per small request in the benchmark's profile.
  */
-import { Pool, errors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { credentialHeaders, endpointUrl } from './endpoints.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './types.js';
+import type { AbortState } from './abort.js';
+import { Pool, errors } from './undici-lean.js';
 
 export interface HttpProviderDeps {
   /** Replaces the provider's own Agent (tests inject failures this way). */
@@ -45,6 +47,8 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
     id: config.id,
     config,
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
+      // `req.signal` may be made on first read: the cheaper `abort` avoids that.
+      const signal = req.abort ?? req.signal;
       try {
         const res = await dispatcher.request({
           origin: base.origin,
@@ -52,11 +56,11 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
           method: 'POST',
           headers: { ...req.headers, ...fixedHeaders },
           body: req.body,
-          signal: req.signal,
+          signal,
         });
         return { status: res.statusCode, headers: res.headers, body: res.body };
       } catch (err) {
-        throw transportError(err, config, req.signal);
+        throw transportError(err, config, signal);
       }
     },
     async close() {
@@ -66,7 +70,7 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
 }
 
 /** Maps undici's failures to what the caller should see; the cause stays for the log. */
-export function transportError(err: unknown, config: ProviderConfig, signal?: AbortSignal): unknown {
+export function transportError(err: unknown, config: ProviderConfig, signal?: AbortState): unknown {
   // The gateway's own cap on the call's total time aborts with the error to show; a client abort with nothing.
   if (signal?.aborted) return signal.reason instanceof GatewayError ? signal.reason : err;
   const origin = safeOrigin(config.baseUrl);

@@ -5,6 +5,7 @@
 import type { Readable } from 'node:stream';
 import type { ProviderConfig } from '../config/types.js';
 import type { Protocol } from '../protocols/types.js';
+import type { CallAbort } from './abort.js';
 
 /** What can be sent upstream: a protocol's create call, or Anthropic's count_tokens. */
 export type Operation = 'create' | 'count_tokens';
@@ -20,6 +21,11 @@ export interface UpstreamRequest {
   readonly json: Readonly<Record<string, unknown>>;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation, cheaper: a transport that can listen to an EventEmitter uses this
+   * instead of `signal`, which then need never be made (see abort.ts).
+   */
+  readonly abort?: CallAbort;
 }
 
 export interface UpstreamResponse {

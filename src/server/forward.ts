@@ -15,6 +15,7 @@ import { GatewayError, invalidRequest } from '../errors.js';
 import { capture, emptyBody, type UpstreamAttempt } from '../log/exchange.js';
 import type { RequestRecord, Try } from '../log/record.js';
 import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
+import type { CallAbort } from '../providers/abort.js';
 import type { Operation, Provider, UpstreamResponse } from '../providers/types.js';
 import { scrubCredential, upstreamHttpError } from '../providers/upstream-error.js';
 import { findModel, resolveModel, type Target } from '../routing/resolve-model.js';
@@ -55,7 +56,7 @@ export interface Forwarding {
   readonly raw: Buffer;
   readonly body: Record<string, unknown>;
   /** Aborted when the client goes away, or with a GatewayError when the total time runs out. */
-  readonly controller: AbortController;
+  readonly controller: CallAbort;
   readonly relayContext: Omit<RelayContext, 'provider' | 'translation'>;
   /** Arms the overall cap of a route's provider (replacing the previous one). */
   readonly armDeadline: (ms: number) => void;
@@ -164,11 +165,11 @@ export async function forward(f: Forwarding, primary: Route): Promise<void> {
     if (outcome === 'done') return;
     failure = outcome.failure;
     sent += outcome.attempts;
-    if (f.controller.signal.aborted || !shouldFallBack(failure)) break;
+    if (f.controller.aborted || !shouldFallBack(failure)) break;
   }
-  const reason: unknown = f.controller.signal.reason;
+  const reason: unknown = f.controller.reason;
   if (reason instanceof GatewayError) throw reason; // The total time ran out.
-  if (f.controller.signal.aborted) return; // The client left; nobody to answer.
+  if (f.controller.aborted) return; // The client left; nobody to answer.
   // Tell the caller's SDK not to retry what the gateway already retried.
   throw sent > 1 && failure instanceof GatewayError ? withHeaders(failure, { 'x-should-retry': 'false' }) : failure;
 }
@@ -202,7 +203,7 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
     } catch (err) {
       failure = err;
       noteFailure(record, route, err, sent);
-      if (controller.signal.aborted || !isRetryable(err)) break;
+      if (controller.aborted || !isRetryable(err)) break;
       continue;
     }
     if (upstream.status >= 200 && upstream.status < 300) {
@@ -211,7 +212,7 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
         return 'done';
       } catch (err) {
         // A whole (non-streaming) answer that broke off while being read has sent the client nothing yet: retry it.
-        if (f.relayContext.res.headersSent || controller.signal.aborted || !isRetryable(err)) throw err;
+        if (f.relayContext.res.headersSent || controller.aborted || !isRetryable(err)) throw err;
         failure = err;
         noteFailure(record, route, err, sent);
         continue;
@@ -240,15 +241,23 @@ function send(f: Forwarding, route: Route, prepared: Prepared): Promise<Upstream
       response: emptyBody(),
     };
     capture(exchange, attempt.body, attempt.t, prepared.body);
+    // Passthrough sends the parsed request with at most `model` spliced in (or re-serialised), so the
+    // bytes are JSON as parseJsonBody accepts it; a translator's output was never checked that way.
+    if (!route.plan.translator) attempt.body.parsedJson = true;
     exchange.attempts.push(attempt);
   }
+  const abort = f.controller;
   return route.provider.send({
     protocol: route.plan.upstreamProtocol,
     operation: f.operation,
     headers,
     body: prepared.body,
     json: prepared.json,
-    signal: f.controller.signal,
+    abort,
+    // Made only if the provider reads it (the echo provider does; HTTP uses `abort`).
+    get signal() {
+      return abort.signal;
+    },
   });
 }
 

@@ -11,10 +11,12 @@ import type { RequestRecord } from '../log/record.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { lastUsageObject, parseJson } from '../protocols/json.js';
 import type { Protocol } from '../protocols/types.js';
+import type { AbortState } from '../providers/abort.js';
 import { transportError } from '../providers/http.js';
 import { passBackHeaders } from '../providers/response-headers.js';
 import type { Provider, UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
+import { skippingDecoder } from '../sse/skip.js';
 import { relayTranslated } from './relay-translated.js';
 import { STREAM_HEADERS, captureResponse } from './respond.js';
 import { capture, lastAttempt, type UpstreamAttempt } from '../log/exchange.js';
@@ -39,7 +41,8 @@ export interface RelayContext {
   readonly protocol: Protocol;
   readonly provider: Provider;
   readonly record: RequestRecord;
-  readonly signal: AbortSignal;
+  /** The call's cancellation (a CallAbort in the gateway): only ever checked here. */
+  readonly signal: AbortState;
   readonly translation?: Translation;
 }
 
@@ -95,8 +98,8 @@ export function streamFailure(cause: Error, ctx: RelayContext): GatewayError | u
 function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>, ctx: RelayContext): Promise<void> {
   const { res, record } = ctx;
   const body = upstream.body;
-  const decoder = createSseDecoder();
   const watch = protocolSpecs[ctx.protocol].watchStream();
+  const decoder = skippingDecoder(createSseDecoder(), watch.skip);
   const attempt = lastAttempt(record.exchange);
 
   const sent = { ...headers, ...STREAM_HEADERS };

@@ -2,8 +2,9 @@
 import type { Readable } from 'node:stream';
 import { transportError } from '../providers/http.js';
 import type { ProviderConfig } from '../config/types.js';
+import type { AbortState } from '../providers/abort.js';
 
-export function readAll(body: Readable, provider: ProviderConfig, signal: AbortSignal): Promise<Buffer> {
+export function readAll(body: Readable, provider: ProviderConfig, signal: AbortState): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     body.on('data', (c: Buffer) => chunks.push(c));

@@ -18,6 +18,9 @@ export function chatUsage(json: unknown): Usage {
   });
 }
 
+/** What `onEvent` looks for; a chunk of whole events holding none of these is skipped undecoded. */
+const CHAT_SKIP = { markers: ['[DONE]', '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };
+
 export function createChatWatch(): StreamWatch {
   let usage: Usage = {};
   let finished = false;
@@ -44,5 +47,6 @@ export function createChatWatch(): StreamWatch {
       return finished;
     },
     errorFrames: chatStreamErrorFrame,
+    skip: CHAT_SKIP,
   };
 }

@@ -24,6 +24,9 @@ export function anthropicUsage(u: unknown): Usage {
 
 export const messagesUsage = (message: unknown): Usage => anthropicUsage(isObject(message) ? message.usage : undefined);
 
+/** The event names `onEvent` acts on; a chunk of whole events holding none of these is skipped undecoded. */
+const MESSAGES_SKIP = { markers: ['message_start', 'message_delta', 'message_stop', 'error'].map((m) => Buffer.from(m)) };
+
 export function createMessagesWatch(): StreamWatch {
   let usage: Usage = {};
   let finished = false;
@@ -55,5 +58,6 @@ export function createMessagesWatch(): StreamWatch {
       return finished;
     },
     errorFrames: messagesStreamErrorFrame,
+    skip: MESSAGES_SKIP,
   };
 }

@@ -20,6 +20,8 @@ export function responsesUsage(response: unknown): Usage {
 
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 const TYPE_IN_DATA = /"type"\s*:\s*"([^"]+)"/;
+/** The types `onEvent` acts on beyond counting; a chunk of whole events holding none of these is skipped undecoded. */
+const MARKERS = ['response.created', ...TERMINAL].map((m) => Buffer.from(m));
 
 export function createResponsesWatch(): StreamWatch {
   let usage: Usage = {};
@@ -47,5 +49,12 @@ export function createResponsesWatch(): StreamWatch {
       return finished;
     },
     errorFrames: (err) => responsesStreamErrorFrames(err, events, announced),
+    // The error frames number events, so skipped ones are still counted.
+    skip: {
+      markers: MARKERS,
+      skipped: (n) => {
+        events += n;
+      },
+    },
   };
 }

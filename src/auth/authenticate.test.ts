@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { Config, GatewayKey } from '../config/types.js';
+import { GatewayError } from '../errors.js';
+import { authenticate, digestKey } from './authenticate.js';
+
+const digest = (k: string) => createHash('sha256').update(k).digest('hex');
+const alice: GatewayKey = { digest: digest('mg-alice'), id: digest('mg-alice').slice(0, 8), name: 'alice', group: 'dev' };
+const config = { keys: new Map([[alice.digest, alice]]) } as unknown as Config;
+
+const kind = (f: () => unknown) => {
+  try {
+    f();
+  } catch (err) {
+    return err instanceof GatewayError ? err.kind : 'other';
+  }
+  return 'none';
+};
+
+describe('authenticate', () => {
+  it('digests keys as sha256 hex, as the config stores them', () => {
+    expect(digestKey('mg-alice')).toBe(alice.digest);
+  });
+
+  it('finds a key by either header, again and again', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(authenticate(config, { authorization: 'Bearer mg-alice' }, 'bearer')).toBe(alice);
+      expect(authenticate(config, { 'x-api-key': 'mg-alice' }, 'anthropic')).toBe(alice);
+    }
+  });
+
+  it('refuses a missing, unknown or near-miss key with 401', () => {
+    expect(kind(() => authenticate(config, {}, 'bearer'))).toBe('authentication');
+    expect(kind(() => authenticate(config, { authorization: 'Bearer mg-bob' }, 'bearer'))).toBe('authentication');
+    expect(kind(() => authenticate(config, { authorization: 'Bearer mg-alicf' }, 'bearer'))).toBe('authentication');
+    expect(kind(() => authenticate(config, { 'x-api-key': 'mg-alice' }, 'bearer'))).toBe('authentication');
+  });
+});

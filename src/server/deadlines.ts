@@ -1,0 +1,103 @@
+/**
+ * The total-time caps of upstream calls. Nearly every call ends long before its cap, so
+ * a Node timer per call is mostly set up and torn down: a Timeout object with its async
+ * id, and, each time the timers of that duration all end and another starts (any
+ * gateway not under constant load), the duration's list leaving and re-entering Node's
+ * timer queue. Caps of the same duration expire in the order they were set, so each
+ * duration keeps its own list here, in that order, behind one unref'd Node timer set for
+ * its first entry; a cancelled cap just leaves the list. A timer that finds its first
+ * entry gone (cancelled) sets itself again for the new first one.
+ */
+
+export interface Deadline {
+  /** Stops the cap from firing; does nothing once it has fired. */
+  cancel(): void;
+}
+
+class Entry implements Deadline {
+  prev: Entry | undefined;
+  next: Entry | undefined;
+  constructor(
+    readonly lane: Lane,
+    readonly at: number,
+    public fire: (() => void) | undefined,
+  ) {}
+
+  cancel(): void {
+    if (this.fire === undefined) return;
+    this.fire = undefined;
+    this.lane.unlink(this);
+  }
+}
+
+class Lane {
+  head: Entry | undefined;
+  tail: Entry | undefined;
+  /** When the lane's timer is set to go off, if it is set. */
+  timerAt: number | undefined;
+
+  constructor(readonly ms: number) {}
+
+  add(fire: () => void): Entry {
+    const entry = new Entry(this, performance.now() + this.ms, fire);
+    if (this.tail) {
+      this.tail.next = entry;
+      entry.prev = this.tail;
+    } else {
+      this.head = entry;
+    }
+    this.tail = entry;
+    // A timer already set goes off no later than this entry is due: it will set itself again.
+    if (this.timerAt === undefined) this.arm(entry.at);
+    return entry;
+  }
+
+  unlink(entry: Entry): void {
+    if (entry.prev) entry.prev.next = entry.next;
+    else this.head = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    else this.tail = entry.prev;
+    entry.prev = entry.next = undefined;
+  }
+
+  private arm(at: number): void {
+    this.timerAt = at;
+    setTimeout(() => this.expire(), Math.max(1, Math.ceil(at - performance.now()))).unref();
+  }
+
+  private expire(): void {
+    this.timerAt = undefined;
+    const now = performance.now();
+    const due: (() => void)[] = [];
+    while (this.head && this.head.at <= now) {
+      const entry = this.head;
+      due.push(entry.fire!);
+      entry.fire = undefined;
+      this.unlink(entry);
+    }
+    if (this.head) this.arm(this.head.at);
+    else lanes.delete(this.ms);
+    // All due caps fire even if one throws; the first error is then thrown, as from a timer.
+    let failure: { err: unknown } | undefined;
+    for (const fire of due) {
+      try {
+        fire();
+      } catch (err) {
+        failure ??= { err };
+      }
+    }
+    if (failure) throw failure.err;
+  }
+}
+
+const lanes = new Map<number, Lane>();
+
+/** Calls `fire` after `ms` milliseconds unless cancelled first. */
+export function deadline(ms: number, fire: () => void): Deadline {
+  let lane = lanes.get(ms);
+  if (lane === undefined) {
+    lane = new Lane(ms);
+    lanes.set(ms, lane);
+  }
+  return lane.add(fire);
+}
