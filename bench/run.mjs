@@ -91,7 +91,7 @@ const pathFor = (target, model, endpoint) => (target.name === 'direct' ? `${MODE
 // ---- one target, all phases --------------------------------------------------------------------
 /**
  * `variant` (gateway only): `{ target, stop }`, the same gateway with --no-inspector, already started and
- * idle. Its scenario-1 phase runs in the middle of the gateway's own (A-B-A), then it is stopped; its
+ * idle. Its scenario-1 phase runs interleaved with the gateway's own (A-B-B-A), then it is stopped; its
  * figures go to `variant.result`.
  */
 async function measureTarget(target, upstream, variant) {
@@ -131,15 +131,20 @@ async function measureTarget(target, upstream, variant) {
   let thr;
   if (!variant) thr = await smallThr(target);
   else {
-    // A-B-A: the gateway's measured seconds are split around its --no-inspector twin's (warm-up, then the
-    // same seconds at once), so a drift in the machine's load over the phase cancels out of the ratio.
+    // A-B-B-A: each process gets the same treatment (a warm-up and a window, then a short warm-up on fresh
+    // connections and a second window), in mirrored order, so neither a drift in the machine's load nor being
+    // measured first or last favours one. (A-B-A with a cold second window put the gateway 10-20 % behind its
+    // twin in every round, while instruction counts showed them equal.)
     const firstS = Math.floor(D.thrS / 2);
+    const second = { warmS: 1, measureS: D.thrS - firstS };
     const a1 = await smallThr(target, { measureS: firstS });
-    const v = await smallThr(variant.target);
+    const b1 = await smallThr(variant.target, { measureS: firstS });
+    const b2 = await smallThr(variant.target, { name: `thr-${variant.target.name}-2`, ...second });
+    const a2 = await smallThr(target, { name: `thr-${target.name}-2`, ...second });
     variant.result.peakRssMb = memoryMb(variant.target.pid).hwm;
     await variant.stop();
-    const a2 = await smallThr(target, { name: `thr-${target.name}-2`, warmS: 0, measureS: D.thrS - firstS });
     thr = joinThroughput(a1, a2);
+    const v = joinThroughput(b1, b2);
     Object.assign(variant.result, { thrRps: v.rps, thrCpuUs: v.cpuUsPerReq, thrP50Ms: v.p50Ms, thrErrors: v.errors + v.non2xx, thrBusy: v.coreBusyPct });
     log(`    --no-inspector: ${fmt(v.rps, 0)} req/s, ${fmt(v.cpuUsPerReq, 0)} µs CPU/req, cores ${v.coreBusyPct.join('/')}%, errors ${variant.result.thrErrors}`);
   }

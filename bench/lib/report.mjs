@@ -82,7 +82,9 @@ const ROWS = [
   { key: 'memPeak50VsRef', label: 'peak RSS at <= 50 concurrent gateway / reference', unit: 'x', f: (g, r) => div(g.memPeak50Mb, r.memPeak50Mb) },
   { key: 'memPeak500VsRef', label: 'peak RSS at 500 streams gateway / reference', unit: 'x', f: (g, r) => div(g.memPeak500Mb, r.memPeak500Mb) },
   { section: 'Inspector unwatched (`serve`\'s default, nobody watching): the gateway vs itself with --no-inspector, small, c=50' },
-  { key: 'noInspCpuRatio', label: 'CPU per request, inspector on / --no-inspector', unit: 'x', target: ['<=', 1.05], f: (g, r, d, t) => div(g.thrCpuUs, t.gatewayNoInspector?.thrCpuUs) },
+  // No target: two processes of the same build differ by 10-30 % here (each JIT-compiles its own way), in either
+  // direction. The unwatched inspector's cost is judged by instruction counts (bench/instructions.mjs), see bench/README.
+  { key: 'noInspCpuRatio', label: 'CPU per request, inspector on / --no-inspector (two processes)', unit: 'x', f: (g, r, d, t) => div(g.thrCpuUs, t.gatewayNoInspector?.thrCpuUs) },
   { key: 'noInspThrRatio', label: 'throughput, inspector on / --no-inspector', unit: 'x', f: (g, r, d, t) => div(g.thrRps, t.gatewayNoInspector?.thrRps) },
   { key: 'noInspIdleMb', label: 'RSS idle, inspector on − --no-inspector', unit: 'MB', delta: true, f: (g, r, d, t) => sub(g.memIdleMb, t.gatewayNoInspector?.memIdleMb) },
   { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (unwatched: none)', unit: 'MB', f: (g) => g.inspectorPeakBytes / 2 ** 20 },
