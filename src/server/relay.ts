@@ -128,12 +128,13 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string>,
 
     body.on('data', (chunk: Buffer) => {
       if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
-      for (const event of decoder.push(chunk)) watch.onEvent(event);
-      if (attempt) captureUpstream(ctx, attempt, chunk);
+      // Out first, read for usage after: the client does not wait for the gateway's bookkeeping.
       if (!res.write(chunk)) {
         body.pause();
         res.once('drain', () => body.resume());
       }
+      for (const event of decoder.push(chunk)) watch.onEvent(event);
+      if (attempt) captureUpstream(ctx, attempt, chunk);
     });
     body.once('end', () => {
       for (const event of decoder.end()) watch.onEvent(event);
