@@ -41,7 +41,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
     ...(flags.logBodies === false ? { logBodies: false } : {}),
   });
-  // On unless --no-inspector. It keeps a small row per request in memory; bodies only while a page is open.
+  // On unless --no-inspector. It keeps and captures exchanges only while a page is open (see captureWhile).
   const inspector =
     flags.inspector === false
       ? undefined
