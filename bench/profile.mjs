@@ -10,7 +10,7 @@
  * raw .cpuprofile files go to bench/results/profiles/ (open the latter in
  * Chrome DevTools or speedscope for flame graphs).
  *
- *   node bench/profile.mjs [--seconds 8] [--only small,stream] [--target reference]
+ *   node bench/profile.mjs [--seconds 8] [--only small,stream] [--target reference] [--serve-args "--no-log-bodies"]
  * Scenarios: small, big, stream, translated, count_tokens.
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +39,8 @@ const log = (s) => process.stderr.write(`${s}\n`);
 /** `--target reference` profiles the reference forwarder instead (small, big and stream only), for comparison. */
 const which = option('target', 'gateway');
 const prefix = which === 'reference' ? 'reference-' : '';
+/** More `serve` flags, e.g. --serve-args "--no-log-bodies" (as the benchmark runs it). */
+const serveArgs = option('serve-args', '').split(' ').filter(Boolean);
 
 const write = (name, obj) => {
   const file = join(dir, name);
@@ -169,7 +171,7 @@ async function main() {
     const gw =
       which === 'reference'
         ? await startReference(place, upstream.origin, { extraNodeArgs })
-        : await startGateway(place, dir, upstream.origin, { tag: `prof-${name}`, extraNodeArgs });
+        : await startGateway(place, dir, upstream.origin, { tag: `prof-${name}`, extraNodeArgs, extraArgs: serveArgs });
     const target = { name: which, ...gw };
     let result;
     try {
