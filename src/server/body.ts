@@ -4,7 +4,7 @@
  * the limit. Either way the connection is closed after the answer, so the rest
  * of an oversized upload is never buffered.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8, transcode } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { ByteBudget } from './load.js';
@@ -68,7 +68,7 @@ export function parseJsonBody(raw: Buffer): unknown {
   if (!isUtf8(raw)) throw invalidRequest('The request body is not valid UTF-8 (JSON must be UTF-8).');
   let json: unknown;
   try {
-    json = JSON.parse(raw.toString('utf8')) as unknown;
+    json = JSON.parse(decodeUtf8(raw)) as unknown;
   } catch (err) {
     throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
@@ -76,4 +76,23 @@ export function parseJsonBody(raw: Buffer): unknown {
     throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
   return json;
+}
+
+/** Below this, decoding is a few microseconds whichever way. */
+const TRANSCODE_FROM = 16 * 1024;
+
+/**
+ * Valid UTF-8 as a string. V8's own decoder (`toString('utf8')`) is fast on ASCII but takes the
+ * slow road through the whole text once it meets any other character: 380 µs for Claude Code's
+ * 100 KB request with 1,400 non-ASCII bytes in it, against 12 µs for the same bytes all ASCII.
+ * ICU's transcoder to UTF-16, read back as such, does that text in 220 µs. Node without ICU has
+ * no `transcode`: the plain decoder then.
+ */
+export function decodeUtf8(raw: Buffer): string {
+  if (raw.length < TRANSCODE_FROM || isAscii(raw)) return raw.toString('utf8');
+  try {
+    return transcode(raw, 'utf8', 'utf16le').toString('utf16le');
+  } catch {
+    return raw.toString('utf8');
+  }
 }
