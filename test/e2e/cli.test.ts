@@ -3,7 +3,7 @@
  * `bin/` launcher in a child process (graceful stop on SIGTERM included).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +167,7 @@ describe('model-gateway serve (in-process)', () => {
   it.each([
     [['--help'], 0, /Usage: model-gateway/],
     [['serve', '--help'], 0, /--log-file <file>/],
+    [['serve', '--help'], 0, /--no-log-bodies/],
     [['--version'], 0, /^\d+\.\d+\.\d+/],
     [['serve', '--port', 'eighty'], 2, /expected an integer/],
     [['serve', '--bogus'], 2, /unknown option/],
@@ -213,6 +214,37 @@ describe('bin/model-gateway.js (child process)', () => {
       expect(await exited).toBe(0);
       expect(out).toMatch(/SIGTERM: stopping/);
       expect(out).toMatch(/200 POST \/v1\/chat\/completions gpt-test/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('serve --log-file FILE --no-log-bodies writes a line of facts per request, without bodies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-bin-'));
+    const config = writeConfig(dir, testConfig(upstream.url));
+    const logFile = join(dir, 'requests.jsonl');
+    const bin = new URL('../../bin/model-gateway.js', import.meta.url).pathname;
+    const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', '0', '--log-file', logFile, '--no-log-bodies'], {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const url = await waitFor(() => urlIn(out), `the banner (output so far: ${out})`);
+      const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 });
+      await openai.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'not for the log file' }] });
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const text = readFileSync(logFile, 'utf8');
+      const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ status: 200, model: 'gpt-test', upstreamModel: 'gpt-upstream' });
+      expect(lines[0]).not.toHaveProperty('request');
+      expect(text).not.toContain('not for the log file');
     } finally {
       child.kill('SIGKILL');
     }
