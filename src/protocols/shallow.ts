@@ -65,6 +65,8 @@ export function hasPartOfType(items: readonly unknown[], types: ReadonlySet<stri
 
 /** Removes keys whose value is undefined (for `exactOptionalPropertyTypes` objects built from optional reads). */
 export function dropUndefined<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
-  return o as { [K in keyof T]?: Exclude<T[K], undefined> };
+  // A copy, not `delete`: an object that loses a property turns into a slow dictionary (these are per request).
+  const out: Partial<T> = {};
+  for (const k in o) if (o[k] !== undefined) out[k] = o[k];
+  return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
