@@ -4,10 +4,11 @@
  * the limit. Either way the connection is closed after the answer, so the rest
  * of an oversized upload is never buffered.
  */
-import { isAscii, isUtf8, transcode } from 'node:buffer';
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { ByteBudget } from './load.js';
+import { decodeUtf8 } from '../protocols/decode-utf8.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-depth.js';
 
 function tooLarge(limit: number): GatewayError {
@@ -76,23 +77,4 @@ export function parseJsonBody(raw: Buffer): unknown {
     throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
   }
   return json;
-}
-
-/** Below this, decoding is a few microseconds whichever way. */
-const TRANSCODE_FROM = 16 * 1024;
-
-/**
- * Valid UTF-8 as a string. V8's own decoder (`toString('utf8')`) is fast on ASCII but takes the
- * slow road through the whole text once it meets any other character: 380 µs for Claude Code's
- * 100 KB request with 1,400 non-ASCII bytes in it, against 12 µs for the same bytes all ASCII.
- * ICU's transcoder to UTF-16, read back as such, does that text in 220 µs. Node without ICU has
- * no `transcode`: the plain decoder then.
- */
-export function decodeUtf8(raw: Buffer): string {
-  if (raw.length < TRANSCODE_FROM || isAscii(raw)) return raw.toString('utf8');
-  try {
-    return transcode(raw, 'utf8', 'utf16le').toString('utf16le');
-  } catch {
-    return raw.toString('utf8');
-  }
 }

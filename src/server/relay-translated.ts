@@ -5,6 +5,7 @@
 import { GatewayError } from '../errors.js';
 import { isObject, parseJson } from '../protocols/json.js';
 import { protocolSpecs } from '../protocols/registry.js';
+import { decodeUtf8 } from '../protocols/decode-utf8.js';
 import { passBackHeaders } from '../providers/response-headers.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
@@ -29,7 +30,7 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
   const attempt = lastAttempt(record.exchange);
   if (attempt) captureUpstream(ctx, attempt, body);
-  const json = parseJson(body.toString('utf8'));
+  const json = parseJson(decodeUtf8(body));
   if (!isObject(json) || upstreamIsStream) {
     throw new GatewayError('upstream_error', `Provider '${ctx.provider.id}' sent a response the gateway could not read.`, {
       cause: body.toString('utf8').slice(0, 2000),
