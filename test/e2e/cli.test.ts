@@ -179,21 +179,33 @@ describe('model-gateway serve (in-process)', () => {
   });
 });
 
+/** `bin/model-gateway.js serve --config … --port 0 …args` in a child process, once its banner is out. */
+async function spawnServe(args: readonly string[]) {
+  const dir = mkdtempSync(join(tmpdir(), 'mgw-bin-'));
+  const config = writeConfig(dir, testConfig(upstream.url));
+  const bin = new URL('../../bin/model-gateway.js', import.meta.url).pathname;
+  const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', '0', ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const url = await waitFor(() => urlIn(out), `the banner (output so far: ${out})`);
+    return { child, url, exited, output: () => out };
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+}
+
 describe('bin/model-gateway.js (child process)', () => {
   it('serves, then on SIGTERM lets an in-flight stream finish and exits 0', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-bin-'));
-    const config = writeConfig(dir, testConfig(upstream.url));
-    const child = spawn(process.execPath, [new URL('../../bin/model-gateway.js', import.meta.url).pathname, 'serve', '--config', config, '--port', '0'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, url, exited, output } = await spawnServe([]);
     try {
-      const url = await waitFor(() => urlIn(out), `the banner (output so far: ${out})`);
       upstream.once(async (_req, res) => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         await writeSlowly(res, chatFrames('gpt-upstream', false), 150);
@@ -212,29 +224,17 @@ describe('bin/model-gateway.js (child process)', () => {
       }
       expect(text).toBe('Hello from upstream');
       expect(await exited).toBe(0);
-      expect(out).toMatch(/SIGTERM: stopping/);
-      expect(out).toMatch(/200 POST \/v1\/chat\/completions gpt-test/);
+      expect(output()).toMatch(/SIGTERM: stopping/);
+      expect(output()).toMatch(/200 POST \/v1\/chat\/completions gpt-test/);
     } finally {
       child.kill('SIGKILL');
     }
   });
 
   it('serve --log-file FILE --no-log-bodies writes a line of facts per request, without bodies', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-bin-'));
-    const config = writeConfig(dir, testConfig(upstream.url));
-    const logFile = join(dir, 'requests.jsonl');
-    const bin = new URL('../../bin/model-gateway.js', import.meta.url).pathname;
-    const child = spawn(process.execPath, [bin, 'serve', '--config', config, '--port', '0', '--log-file', logFile, '--no-log-bodies'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const logFile = join(mkdtempSync(join(tmpdir(), 'mgw-log-')), 'requests.jsonl');
+    const { child, url, exited } = await spawnServe(['--log-file', logFile, '--no-log-bodies']);
     try {
-      const url = await waitFor(() => urlIn(out), `the banner (output so far: ${out})`);
       const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 });
       await openai.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'not for the log file' }] });
       child.kill('SIGTERM');
