@@ -24,12 +24,8 @@ import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMes
 import { loadPhase } from './lib/phases.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 
-const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
 if (spawnSync('sh', ['-c', 'command -v valgrind'], { stdio: 'ignore' }).status !== 0) {
   process.stderr.write('valgrind is not installed (apt-get install -y valgrind)\n');
   process.exit(2);
@@ -37,10 +33,9 @@ if (spawnSync('sh', ['-c', 'command -v valgrind'], { stdio: 'ignore' }).status !
 const [n1, n2] = option('requests', '300,900').split(',').map(Number);
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
-/** More `serve` flags for the gateway, e.g. --serve-args "--no-inspector". */
-const serveArgs = option('serve-args', '').split(' ').filter(Boolean);
+const serveArgs = serveArgsOf();
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-instr-'));
-const place = placement(argv.includes('--no-pin'));
+const place = placement(flag('no-pin'));
 const ctx = { place, dir, children: new Set() };
 const log = (s) => process.stderr.write(`${s}\n`);
 

@@ -23,24 +23,19 @@ import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
 const seconds = Number(option('seconds', '8'));
 const outDir = join(REPO, 'bench', 'results', 'profiles');
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-profile-'));
-const place = placement(argv.includes('--no-pin'));
+const place = placement(flag('no-pin'));
 const ctx = { place, tool: closedLoopTool(option('tool', undefined)), dir, children: new Set() };
 const log = (s) => process.stderr.write(`${s}\n`);
 /** `--target reference` profiles the reference forwarder instead (small, big and stream only), for comparison. */
 const which = option('target', 'gateway');
 const prefix = which === 'reference' ? 'reference-' : '';
-/** More `serve` flags, e.g. --serve-args "--no-log-bodies" (as the benchmark runs it). */
-const serveArgs = option('serve-args', '').split(' ').filter(Boolean);
+const serveArgs = serveArgsOf();
 
 const write = (name, obj) => {
   const file = join(dir, name);

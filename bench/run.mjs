@@ -35,14 +35,9 @@ import { inspectorProbe, startWatcher } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
 import { spread } from './lib/stats.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { flag, option } from './lib/args.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const argv = process.argv.slice(2);
-const flag = (name) => argv.includes(`--${name}`);
-const option = (name, fallback) => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : fallback;
-};
 
 const QUICK = flag('quick');
 /** Phase lengths. Full: 3 rounds in about 12 minutes; quick: 1 round of short phases. */
