@@ -33,7 +33,7 @@ export interface InspectorOptions extends StoreOptions {
 }
 
 /** Long enough for a page reload or EventSource's reconnect (3 s) to keep capturing. */
-export const DEFAULT_WATCH_GRACE_MS = 15_000;
+const DEFAULT_WATCH_GRACE_MS = 15_000;
 
 export interface Inspector {
   /** Give to createGateway's `observers`. */

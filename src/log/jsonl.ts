@@ -29,8 +29,10 @@ export type LineParts = (string | Buffer)[];
 /** Record fields that are not facts of the line (see `exchangeJson`). */
 const NOT_FACTS = new Set(['start', 'startedAt', 'exchange']);
 
-/** One `--log-file` line (with its newline) for a request. */
-/** `bodies: false`: the facts only, even when the exchange was captured (for --verbose). */
+/**
+ * One `--log-file` line (with its newline) for a request. `bodies: false` (--no-log-bodies): the
+ * facts only, even when the exchange was captured (for --verbose or the inspector).
+ */
 export function exchangeLine(r: RequestRecord, bodies = true): LineParts {
   const line = new Line();
   line.text += `{"v":${EXCHANGE_JSON_VERSION},"time":"${isoTime(r.startedAt)}"`;
