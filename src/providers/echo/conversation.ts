@@ -38,13 +38,15 @@ const records = (value: unknown): Record<string, unknown>[] =>
   Array.isArray(value) ? value.filter(isRecord) : [];
 
 const stringOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+/** Not `set.has(String(value))`: a client's `{"toString": {}}` cannot be made a string, and would throw. */
+const isOneOf = (set: ReadonlySet<string>, value: unknown): boolean => typeof value === 'string' && set.has(value);
 
 const toolChoice = (none: boolean, required: boolean, name: string | undefined): ToolChoice =>
   none ? { mode: 'none' } : name !== undefined ? { mode: 'required', name } : required ? { mode: 'required' } : { mode: 'auto' };
 
 /** The `text` of the last part whose `type` is one of `types`. */
 const lastTextPart = (parts: unknown, types: ReadonlySet<string>): string | undefined => {
-  const texts = records(parts).filter((p) => types.has(String(p.type)) && typeof p.text === 'string');
+  const texts = records(parts).filter((p) => isOneOf(types, p.type) && typeof p.text === 'string');
   return stringOf(texts.at(-1)?.text);
 };
 
@@ -53,7 +55,7 @@ const resultText = (content: unknown, types: ReadonlySet<string>): string =>
   typeof content === 'string'
     ? content
     : records(content)
-        .filter((p) => types.has(String(p.type)) && typeof p.text === 'string')
+        .filter((p) => isOneOf(types, p.type) && typeof p.text === 'string')
         .map((p) => String(p.text))
         .join('\n');
 
@@ -65,7 +67,7 @@ const CHAT_TEXT: ReadonlySet<string> = new Set(['text']);
 
 function readChat(body: Body): Conversation {
   const messages = records(body.messages);
-  const last = messages.filter((m) => !INSTRUCTION_ROLES.has(String(m.role))).at(-1);
+  const last = messages.filter((m) => !isOneOf(INSTRUCTION_ROLES, m.role)).at(-1);
   const lastUser = messages.filter((m) => m.role === 'user').at(-1);
   const tools = records(body.tools).flatMap((tool): OfferedTool[] => {
     const fn = tool.function;
@@ -86,7 +88,7 @@ const MESSAGES_TEXT: ReadonlySet<string> = new Set(['text']);
 
 function readMessages(body: Body): Conversation {
   const messages = records(body.messages);
-  const last = messages.filter((m) => !INSTRUCTION_ROLES.has(String(m.role))).at(-1);
+  const last = messages.filter((m) => !isOneOf(INSTRUCTION_ROLES, m.role)).at(-1);
   const lastUser = messages.filter((m) => m.role === 'user').at(-1);
   const results = last?.role === 'user' ? records(last.content).filter((b) => b.type === 'tool_result') : [];
   const lastResult = results.at(-1);
@@ -138,8 +140,8 @@ function readResponses(body: Body): Conversation {
   const input = body.input;
   const items = records(input);
   const last = items
-    .filter((item) => !BOOKKEEPING_ITEMS.has(String(item.type)))
-    .filter((item) => !(isMessageItem(item) && INSTRUCTION_ROLES.has(String(item.role))))
+    .filter((item) => !isOneOf(BOOKKEEPING_ITEMS, item.type))
+    .filter((item) => !(isMessageItem(item) && isOneOf(INSTRUCTION_ROLES, item.role)))
     .at(-1);
   const lastUser = items.filter((item) => isMessageItem(item) && item.role === 'user').at(-1);
   // Codex's default model offers its tools in an `additional_tools` input item instead of `tools`.
@@ -153,7 +155,7 @@ function readResponses(body: Body): Conversation {
         : typeof lastUser?.content === 'string'
           ? lastUser.content
           : lastTextPart(lastUser?.content, RESPONSES_USER_TEXT),
-    toolResult: last !== undefined && TOOL_OUTPUTS.has(String(last.type)) ? resultText(last.output, RESPONSES_RESULT_TEXT) : undefined,
+    toolResult: last !== undefined && isOneOf(TOOL_OUTPUTS, last.type) ? resultText(last.output, RESPONSES_RESULT_TEXT) : undefined,
     tools: [...responsesTools(body.tools), ...extraTools],
     toolChoice: toolChoice(choice === 'none', choice === 'required', named),
   };

@@ -353,3 +353,16 @@ describe('mentions', () => {
     expect(mentions(haystack, name)).toBe(expected);
   });
 });
+
+describe('values that cannot be made strings', () => {
+  // `{"toString": {}}` throws when converted to a string; the fuzz suite found one reaching a 500.
+  const hostile = { toString: {} };
+  it.each([
+    ['responses', { model: 'm', input: [{ role: 'user', content: 'hi' }, { type: hostile, call_id: 'c', output: 'x' }] }],
+    ['responses', { model: 'm', input: [{ type: 'message', role: hostile, content: [{ type: hostile, text: 'hi' }] }] }],
+    ['chat', { model: 'm', messages: [{ role: hostile, content: [{ type: hostile, text: 'hi' }] }] }],
+    ['messages', { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: [{ type: hostile, text: 'hi' }] }] }],
+  ] as const)('%s: answers without throwing', (protocol, body) => {
+    expect(() => echoReply(protocol, body)).not.toThrow();
+  });
+});
