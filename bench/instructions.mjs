@@ -13,7 +13,7 @@
  *
  *   node bench/instructions.mjs [--only small,big,stream,translated,count_tokens]
  *        [--requests 300,900] [--target gateway|reference] [--bin other/bin/model-gateway.js]
- *        [--serve-args "--no-inspector"]
+ *        [--serve-args "--no-inspector"] [--concurrency 4]
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawnSync } from 'node:child_process';
@@ -31,6 +31,7 @@ if (spawnSync('sh', ['-c', 'command -v valgrind'], { stdio: 'ignore' }).status !
   process.exit(2);
 }
 const [n1, n2] = option('requests', '300,900').split(',').map(Number);
+const concurrency = Number(option('concurrency', '4'));
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
 const serveArgs = serveArgsOf();
@@ -80,7 +81,9 @@ async function instructions(upstream, spec, count, tag) {
       : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ...(bin ? { bin } : {}) });
   const target = { name: which, ...t };
   try {
-    await loadPhase(ctx, target, { mode: 'requests', ...spec, concurrency: 4, warmupCount: 300, count, timeoutMs: 120_000, hardLimitMs: 1_200_000 });
+    const result = await loadPhase(ctx, target, { mode: 'requests', ...spec, concurrency, warmupCount: 300, count, timeoutMs: 120_000, hardLimitMs: 1_200_000 });
+    // A count over failed requests measures the failure path, not the scenario.
+    if (result.failed > 0) throw new Error(`${result.failed} of ${count} requests failed: ${JSON.stringify(result.errors).slice(0, 500)}`);
   } finally {
     await stopProcess(t.child, 120_000);
   }

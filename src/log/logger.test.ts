@@ -23,17 +23,34 @@ const record = (n: number): RequestRecord => ({
 });
 
 describe('createLogger', () => {
-  it('gathers request lines into one write per turn of the event loop, in order', async () => {
+  it('formats request lines off the request path and prints them together in one write, in order', async () => {
     const writes: string[] = [];
     const logger = createLogger({ out: { write: (s: string) => writes.push(s) }, chalk: new Chalk({ level: 0 }) });
     logger.request(record(1));
     logger.request(record(2));
+    await new Promise((r) => setImmediate(r));
     logger.request(record(3));
     expect(writes).toEqual([]);
-    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 40));
     expect(writes).toHaveLength(1);
     expect(writes[0]!.trim().split('\n').map((l) => l.split(' ')[1])).toEqual(['200', '200', '200']);
     expect(writes[0]).toMatch(/m → p\/u dev:abcd1234 12ms\n.*\n.*12ms\n$/);
+  });
+
+  it('prints the other lines when one record cannot be formatted, and does not throw', async () => {
+    const writes: string[] = [];
+    const logger = createLogger({ out: { write: (s: string) => writes.push(s) }, chalk: new Chalk({ level: 0 }) });
+    const broken = { ...record(2), get path(): string {
+      throw new Error('no path');
+    } };
+    logger.request(record(1));
+    logger.request(broken);
+    logger.request(record(3));
+    await new Promise((r) => setTimeout(r, 40));
+    const lines = writes.join('').trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toBe('could not log req_2: no path');
+    expect(lines[2]).toMatch(/ 200 POST \/v1\/messages m/);
   });
 
   it('writes notices at once, after the lines still pending', () => {
