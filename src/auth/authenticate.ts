@@ -21,6 +21,11 @@ export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): strin
   }
   const auth = headers.authorization;
   if (typeof auth === 'string') {
+    // What every SDK sends, without a regular expression's match array.
+    if (auth.startsWith('Bearer ') && auth.charCodeAt(7) > 0x20) {
+      const key = auth.slice(7).trim();
+      if (key !== '') return key;
+    }
     const match = /^Bearer\s+(.+)$/i.exec(auth.trim());
     if (match?.[1]) return match[1].trim();
   }

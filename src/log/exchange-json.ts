@@ -83,7 +83,10 @@ export interface ExchangeJson {
 /** The record's facts, plus the captured exchange when there is one. */
 export function exchangeJson(r: RequestRecord): ExchangeJson {
   const { start: _start, startedAt, exchange, ...facts } = r;
-  const out: ExchangeJson = { v: EXCHANGE_JSON_VERSION, time: new Date(startedAt).toISOString(), ...facts };
+  // A record has every field, undefined until known; the JSON form has only the known ones.
+  const known: Record<string, unknown> = { v: EXCHANGE_JSON_VERSION, time: new Date(startedAt).toISOString() };
+  for (const [key, value] of Object.entries(facts)) if (value !== undefined) known[key] = value;
+  const out = known as unknown as ExchangeJson;
   if (!exchange) return out;
   const last = exchange.attempts[exchange.attempts.length - 1];
   const responseType = contentType(exchange.responseHeaders?.['content-type']);

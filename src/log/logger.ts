@@ -20,6 +20,8 @@ export interface Logger {
   request(record: RequestRecord): void;
   /** Free-form notices (startup, shutdown, reload), on the same stream. */
   info(text: string): void;
+  /** Formats and writes the request lines still waiting for their batch, now. */
+  flush(): void;
   close(): Promise<void>;
 }
 
@@ -104,6 +106,7 @@ export function createLogger(options: LoggerOptions): Logger {
       out.write(`${text}\n`);
       flushEntries();
     },
+    flush,
     close() {
       flush();
       return new Promise((resolve) => (file ? file.end(resolve) : resolve()));

@@ -10,35 +10,35 @@ export interface RequestRecord {
   readonly start: number;
   readonly method: string;
   readonly path: string;
-  protocol?: Protocol;
+  protocol?: Protocol | undefined;
   /** The protocol spoken upstream (differs from `protocol` when translated). */
-  upstreamProtocol?: Protocol;
-  userAgent?: string;
-  keyGroup?: string;
+  upstreamProtocol?: Protocol | undefined;
+  userAgent?: string | undefined;
+  keyGroup?: string | undefined;
   /** Non-secret key id (digest prefix) and optional label. */
-  keyId?: string;
-  keyName?: string;
-  model?: string;
-  provider?: string;
-  upstreamModel?: string;
-  stream?: boolean;
-  status?: number;
-  durationMs?: number;
+  keyId?: string | undefined;
+  keyName?: string | undefined;
+  model?: string | undefined;
+  provider?: string | undefined;
+  upstreamModel?: string | undefined;
+  stream?: boolean | undefined;
+  status?: number | undefined;
+  durationMs?: number | undefined;
   /** Time to the first byte sent to the client, for streams. */
-  ttfbMs?: number;
-  usage?: Usage;
+  ttfbMs?: number | undefined;
+  usage?: Usage | undefined;
   /** The fallback model that served the request, when not the one asked for. */
-  servedBy?: string;
+  servedBy?: string | undefined;
   /** Upstream attempts that failed before the answer (retries, fallbacks), in order. */
-  tries?: Try[];
+  tries?: Try[] | undefined;
   /** What translation dropped or approximated. */
-  warnings?: readonly string[];
+  warnings?: readonly string[] | undefined;
   /** Why the request failed, safe to show. */
-  error?: string;
+  error?: string | undefined;
   /** The client went away before the response was complete. */
-  aborted?: boolean;
+  aborted?: boolean | undefined;
   /** The whole exchange, captured when someone will look at it (--verbose, --log-file, the inspector). */
-  exchange?: Exchange;
+  exchange?: Exchange | undefined;
 }
 
 /** A failed upstream attempt, for the log line's route (`gpt-a 529×3 → claude-b`). */
@@ -49,4 +49,40 @@ export interface Try {
   status?: number;
   /** The failure's kind when it did not answer (`upstream_unavailable`, `timeout`). */
   error?: string;
+}
+
+/**
+ * A record with every field present from the start (undefined until known), so all records
+ * share one shape and the code that reads them stays monomorphic; fields that were added in
+ * whatever order a request happened to fill them in gave V8 dozens of shapes to go through.
+ * Undefined fields are left out of the log line and the inspector's JSON, as absent ones were.
+ */
+export function newRecord(id: string, startedAt: number, start: number, method: string, path: string): RequestRecord {
+  return {
+    id,
+    startedAt,
+    start,
+    method,
+    path,
+    userAgent: undefined,
+    protocol: undefined,
+    keyGroup: undefined,
+    keyId: undefined,
+    keyName: undefined,
+    model: undefined,
+    stream: undefined,
+    provider: undefined,
+    upstreamModel: undefined,
+    upstreamProtocol: undefined,
+    servedBy: undefined,
+    tries: undefined,
+    warnings: undefined,
+    status: undefined,
+    durationMs: undefined,
+    ttfbMs: undefined,
+    usage: undefined,
+    error: undefined,
+    aborted: undefined,
+    exchange: undefined,
+  };
 }

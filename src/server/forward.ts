@@ -278,10 +278,8 @@ function noteRoute(record: RequestRecord, route: Route, prepared: Prepared): voi
   record.provider = route.target.provider.id;
   record.upstreamModel = route.target.upstreamModel;
   record.upstreamProtocol = route.plan.upstreamProtocol;
-  if (route.name !== record.model) record.servedBy = route.name;
-  else delete record.servedBy;
-  if (prepared.translation) record.warnings = prepared.translation.ctx.warnings;
-  else delete record.warnings;
+  record.servedBy = route.name !== record.model ? route.name : undefined;
+  record.warnings = prepared.translation?.ctx.warnings;
 }
 
 function noteFailure(record: RequestRecord, route: Route, err: unknown, sent: number): void {

@@ -124,7 +124,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     const gen = current;
     inFlight++;
     gen.inFlight++;
-    res.once('close', () => {
+    // `on`, not `once`: a response closes once, and `once` allocates a wrapper per request.
+    res.on('close', () => {
       gen.inFlight--;
       if (gen.replaced && gen.inFlight === 0) {
         draining.delete(gen);

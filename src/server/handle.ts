@@ -11,7 +11,7 @@ import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
 import type { Logger } from '../log/logger.js';
 import { capture, newExchange } from '../log/exchange.js';
-import type { RequestRecord } from '../log/record.js';
+import { newRecord, type RequestRecord } from '../log/record.js';
 import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { errorFamily, type Protocol } from '../protocols/types.js';
@@ -84,13 +84,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     for (const mount of deps.mounts) {
       if (path === mount.prefix || path.startsWith(`${mount.prefix}/`)) return mount.handle(req, res);
     }
-    const record: RequestRecord = {
-      id: newRequestId(),
-      startedAt: Date.now(),
-      start: performance.now(),
-      method: req.method ?? '?',
-      path,
-    };
+    const record = newRecord(newRequestId(), Date.now(), performance.now(), req.method ?? '?', path);
     const ua = req.headers['user-agent'];
     if (ua) record.userAgent = ua;
     const captureLimit = deps.captureLimit();
@@ -99,7 +93,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
 
     // One close listener per request: a client gone before the end cancels the upstream call, and the line is logged.
     const upstream: UpstreamCall = {};
-    res.once('close', () => {
+    res.on('close', () => {
       record.durationMs = performance.now() - record.start;
       if (res.headersSent) record.status ??= res.statusCode;
       upstream.deadline?.cancel();
@@ -117,11 +111,12 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
       }
     });
 
-    const state = getState();
-    serve(req, res, record, state, deps, upstream).catch((err: unknown) => {
-      const protocol = record.protocol ?? guessProtocol(path, req);
-      sendError(res, err, protocol, record, deps.logger);
-    });
+    const fail = (err: unknown) => sendError(res, err, record.protocol ?? guessProtocol(path, req), record, deps.logger);
+    try {
+      serve(req, res, record, getState(), deps, upstream)?.catch(fail);
+    } catch (err) {
+      fail(err);
+    }
   };
 }
 
@@ -134,29 +129,33 @@ interface UpstreamCall {
   leave?: (record: RequestRecord) => void;
 }
 
-async function serve(
+/** Answers at once, or returns the promise of a proxied answer; throws or rejects with what went wrong. */
+function serve(
   req: IncomingMessage,
   res: ServerResponse,
   record: RequestRecord,
   state: GatewayState,
   deps: HandlerDeps,
   upstream: UpstreamCall,
-) {
+): Promise<void> | undefined {
   const endpoint = route(req.method, record.path);
   switch (endpoint.kind) {
     case 'health':
-      return sendJson(res, 200, { status: 'ok' }, {}, record);
+      sendJson(res, 200, { status: 'ok' }, {}, record);
+      return undefined;
     case 'root':
-      return sendJson(res, 200, {
+      sendJson(res, 200, {
         name: 'model-gateway',
         version: deps.version,
         endpoints: ['/v1/responses', '/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models'],
       }, {}, record);
+      return undefined;
     case 'models': {
       const anthropic = req.headers['anthropic-version'] !== undefined;
       record.protocol = anthropic ? 'messages' : 'chat';
       const { group } = identify(state.config, req, record, 'anthropic');
-      return sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt), {}, record);
+      sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt), {}, record);
+      return undefined;
     }
     case 'create':
     case 'count_tokens':

@@ -138,7 +138,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
       if (attempt) attempt.error ??= err.message;
       finish(stream.fail(err.message));
     });
-    res.once('close', () => {
+    res.on('close', () => {
       if (!settled) {
         body.destroy();
         finish('');

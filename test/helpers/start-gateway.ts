@@ -12,7 +12,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '#src/server/ga
 export interface TestGateway {
   readonly url: string;
   readonly gateway: Gateway;
-  /** Everything the gateway printed, one entry per write. */
+  /** Everything the gateway printed, one entry per write (what was still waiting for its batch included). */
   readonly output: string[];
   /** The request log lines so far. */
   lines(): string[];
@@ -58,8 +58,15 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
   return {
     url,
     gateway,
-    output,
-    lines: () => output.join('').split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l)),
+    // Lines are printed in batches; a test reads them as soon as the response has closed.
+    get output() {
+      logger.flush();
+      return output;
+    },
+    lines: () => {
+      logger.flush();
+      return output.join('').split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l));
+    },
     close: () => gateway.close(1000),
   };
 }
