@@ -4,20 +4,23 @@
  * instructions per request, a figure that other work on the machine does not
  * move, to judge a change when timings are noise (2 shared cores).
  *
- * For each scenario the target runs under `valgrind --tool=callgrind` twice, once
- * taking N1 requests and once N2 (after the same warm-up), and stops gracefully;
- * instructions per request = (I(N2) − I(N1)) / (N2 − N1), all threads counted
- * (the log file's writes too). Start-up, warm-up and shutdown cancel out. The
- * target runs with `--single-threaded` (no V8 background threads), which makes
- * the count repeat to within about 1 %; its work is the same, done on the main thread.
+ * For each scenario the target runs under `valgrind --tool=callgrind`, takes
+ * a warm-up, then N requests, and instructions per request = I / N, where I
+ * is counted from when the N requests start to when the last is answered
+ * (callgrind's counters are zeroed and dumped there, the load waiting meanwhile),
+ * all threads counted. The target runs with `--single-threaded` (no V8
+ * background threads), which makes the count repeat closely; its work is the
+ * same, done on the main thread.
  *
  *   node bench/instructions.mjs [--only small,big,stream,translated,count_tokens]
- *        [--requests 300,900] [--target gateway|reference] [--bin other/bin/model-gateway.js]
- *        [--serve-args "--no-inspector"] [--concurrency 4]
+ *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
+ *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { request } from 'undici';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages } from './lib/bodies.mjs';
@@ -30,8 +33,15 @@ if (spawnSync('sh', ['-c', 'command -v valgrind'], { stdio: 'ignore' }).status !
   process.stderr.write('valgrind is not installed (apt-get install -y valgrind)\n');
   process.exit(2);
 }
-const [n1, n2] = option('requests', '300,900').split(',').map(Number);
+const count = Number(option('requests', '1000'));
 const concurrency = Number(option('concurrency', '4'));
+/**
+ * Requests before counting. V8 keeps compiling (TurboFan, on the main thread under --single-threaded)
+ * long after a few hundred requests: with 300, about 60% of the per-request count of both the gateway
+ * and the reference forwarder was the optimising compiler, not the request path. Each figure below
+ * also says how much of it was still compilation (from callgrind's per-function counts).
+ */
+const warmup = Number(option('warmup', '3000'));
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
 const serveArgs = serveArgsOf();
@@ -68,7 +78,12 @@ const SCENARIOS = {
   }),
 };
 
-/** Instructions the target executes from start to graceful stop, taking `count` requests after the warm-up. */
+/**
+ * Instructions the target executes for `count` requests after the warm-up, in one process: callgrind's
+ * counters are zeroed when the measured requests start and dumped when they have all been answered (the
+ * load waits at both points, so no request is in flight), so start-up, warm-up and shutdown are not in it,
+ * and neither is the compilation that two separate processes do differently.
+ */
 async function instructions(upstream, spec, count, tag) {
   const outFile = join(dir, `${tag}.callgrind`);
   const wrapper = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-instr=no', '--compress-strings=no'];
@@ -80,16 +95,52 @@ async function instructions(upstream, spec, count, tag) {
       ? await startReference(place, upstream.origin, options)
       : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ...(bin ? { bin } : {}) });
   const target = { name: which, ...t };
+  const control = (command) => callgrindControl(command, t.pid, target.origin);
   try {
-    const result = await loadPhase(ctx, target, { mode: 'requests', ...spec, concurrency, warmupCount: 300, count, timeoutMs: 120_000, hardLimitMs: 1_200_000 });
+    const result = await loadPhase(
+      ctx,
+      target,
+      { mode: 'requests', ...spec, concurrency, warmupCount: warmup, count, timeoutMs: 120_000, hardLimitMs: 1_200_000 },
+      { start: () => control('-z'), end: () => control('-d') },
+    );
     // A count over failed requests measures the failure path, not the scenario.
     if (result.failed > 0) throw new Error(`${result.failed} of ${count} requests failed: ${JSON.stringify(result.errors).slice(0, 500)}`);
   } finally {
     await stopProcess(t.child, 120_000);
   }
-  const m = /Collected : (\d+)/.exec(t.child.stderrText());
-  if (!m) throw new Error(`no instruction count from valgrind: ${t.child.stderrText().slice(-1500)}`);
-  return Number(m[1]);
+  const dump = readdirSync(dir).find((f) => f.startsWith(`${tag}.callgrind.`));
+  if (!dump) throw new Error(`callgrind wrote no dump for ${tag}: ${t.child.stderrText().slice(-1500)}`);
+  const text = readFileSync(join(dir, dump), 'utf8');
+  const m = /^(?:summary|totals): (\d+)/m.exec(text);
+  if (!m) throw new Error(`no total in ${dump}`);
+  return { total: Number(m[1]), compile: compilerInstructions(join(dir, dump)) };
+}
+
+/**
+ * Runs `callgrind_control` against the target. Valgrind takes the command only while the program runs,
+ * not while it waits in a system call, so an idle target is nudged with a request until it has.
+ */
+async function callgrindControl(command, pid, origin) {
+  const child = spawn('callgrind_control', [command, String(pid)], { stdio: 'ignore' });
+  const done = new Promise((resolve) => child.once('exit', resolve));
+  let finished = false;
+  void done.then(() => (finished = true));
+  while (!finished) {
+    await Promise.race([done, sleep(300)]);
+    if (!finished) await request(`${origin}/health`).then((r) => r.body.dump(), () => undefined);
+  }
+}
+
+/** Instructions spent in V8's optimising compiler, from callgrind_annotate; undefined when that is not available. */
+function compilerInstructions(file) {
+  const out = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  if (out.status !== 0) return undefined;
+  let sum = 0;
+  for (const line of out.stdout.split('\n')) {
+    const m = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(.*)$/.exec(line);
+    if (m && /v8::internal::compiler::|v8::internal::maglev::/.test(m[2])) sum += Number(m[1].replaceAll(',', ''));
+  }
+  return sum;
 }
 
 async function main() {
@@ -101,20 +152,22 @@ async function main() {
       const make = SCENARIOS[name];
       if (!make) throw new Error(`unknown scenario ${name}; known: ${Object.keys(SCENARIOS).join(', ')}`);
       const spec = make();
-      const a = await instructions(upstream, spec, n1, `${name}-${n1}`);
-      const b = await instructions(upstream, spec, n2, `${name}-${n2}`);
-      results[name] = Math.round((b - a) / (n2 - n1));
-      log(`${which} ${name}: ${results[name].toLocaleString('en')} instructions per request (${a.toLocaleString('en')} at ${n1}, ${b.toLocaleString('en')} at ${n2})`);
+      const r = await instructions(upstream, spec, count, name);
+      results[name] = Math.round(r.total / count);
+      const compiling = r.compile === undefined ? '' : `; of which V8's optimising compiler: ${Math.round(r.compile / count).toLocaleString('en')}`;
+      log(`${which} ${name}: ${results[name].toLocaleString('en')} instructions per request (${r.total.toLocaleString('en')} for ${count})${compiling}`);
     }
   } finally {
     await stopProcess(upstream.child);
   }
-  process.stdout.write(`${JSON.stringify({ target: which, requests: [n1, n2], instructionsPerRequest: results })}\n`);
+  process.stdout.write(`${JSON.stringify({ target: which, requests: count, warmup, instructionsPerRequest: results })}\n`);
 }
 
 try {
   await main();
 } finally {
   for (const c of ctx.children) c.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
+  // --keep: leave the callgrind files (callgrind_annotate shows where the instructions go, by native function).
+  if (flag('keep')) log(`callgrind files kept in ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }

@@ -26,6 +26,27 @@ import { STREAM_TEXT, expectedEvents } from './lib/shapes.mjs';
 import { summarize } from './lib/stats.mjs';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+
+/**
+ * With `spec.handshake` (requests mode), waits after each MEASURE_ marker for a line on stdin: the
+ * caller reads the target at a moment when no request is in flight (instructions.mjs has callgrind
+ * zero and dump its counters there).
+ */
+let stdinLines;
+function handshake() {
+  if (!spec.handshake) return Promise.resolve();
+  stdinLines ??= (async function* () {
+    let buffered = '';
+    for await (const chunk of process.stdin) {
+      buffered += chunk;
+      for (let i = buffered.indexOf('\n'); i >= 0; i = buffered.indexOf('\n')) {
+        yield buffered.slice(0, i);
+        buffered = buffered.slice(i + 1);
+      }
+    }
+  })();
+  return stdinLines.next();
+}
 const body = readFileSync(spec.bodyFile);
 const headers = { 'content-type': 'application/json', ...spec.headers };
 const timeoutMs = spec.timeoutMs ?? 30_000;
@@ -157,10 +178,12 @@ async function requestsMode() {
   errors.samples.length = 0;
   const results = [];
   process.stderr.write('MEASURE_START\n');
+  await handshake();
   const t0 = now();
   await closedLoop(c, spec.durationMs ?? Infinity, spec.count, (r) => results.push(r));
   const elapsed = now() - t0;
   process.stderr.write('MEASURE_END\n');
+  await handshake();
   const ok = results.filter((r) => r.ok);
   const out = {
     mode: 'requests',

@@ -17,13 +17,20 @@ let seq = 0;
 export const monoUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** Runs bench/load.mjs with `spec`; the CPU window is the measured part only. */
-export function loadPhase(ctx, target, spec) {
+/** `hooks.start`/`hooks.end` (may be async) run at the markers; with them the load waits for each to finish. */
+export function loadPhase(ctx, target, spec, hooks) {
   const file = join(ctx.dir, `spec-${++seq}.json`);
-  writeFileSync(file, JSON.stringify({ origin: target.origin, ...spec }));
+  writeFileSync(file, JSON.stringify({ origin: target.origin, ...spec, ...(hooks ? { handshake: true } : {}) }));
   const argv = pinnedArgv(ctx.place, ctx.place.loadCore, [process.execPath, LOAD, file]);
   const hardLimitMs = spec.hardLimitMs ?? 120_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(argv[0], argv.slice(1), { stdio: [hooks ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+    const answer = (hook) => {
+      if (!hooks) return;
+      Promise.resolve(hook?.())
+        .catch((e) => process.stderr.write(`measure hook failed: ${e.message}\n`))
+        .finally(() => child.stdin.write('go\n'));
+    };
     ctx.children.add(child);
     let out = '';
     let err = '';
@@ -43,12 +50,14 @@ export function loadPhase(ctx, target, spec) {
         cpu0 = cpuSeconds(target.pid);
         cores0 = coreTimes();
         t0 = performance.now();
+        answer(hooks?.start);
       }
       if (text.includes('MEASURE_END')) {
         cpu1 = cpuSeconds(target.pid);
         cores1 = coreTimes();
         t1 = performance.now();
         mono1 = monoUs();
+        answer(hooks?.end);
       }
       if (err.length < 10_000) err += text.replace(/MEASURE_(START|END)\n/g, '');
     });
