@@ -14,7 +14,7 @@
  *
  *   node bench/instructions.mjs [--only small,big,stream,translated,count_tokens]
  *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
- *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
+ *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 10000] [--keep]
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -38,10 +38,11 @@ const concurrency = Number(option('concurrency', '4'));
 /**
  * Requests before counting. V8 keeps compiling (TurboFan, on the main thread under --single-threaded)
  * long after a few hundred requests: with 300, about 60% of the per-request count of both the gateway
- * and the reference forwarder was the optimising compiler, not the request path. Each figure below
- * also says how much of it was still compilation (from callgrind's per-function counts).
+ * and the reference forwarder was the optimising compiler, not the request path, and after 3,000 still
+ * about half. (Outside valgrind, at 50 connections, --trace-opt shows it settling within 5,000 to 10,000
+ * requests.) Each figure below says how much of it was still compilation (callgrind's per-function counts).
  */
-const warmup = Number(option('warmup', '3000'));
+const warmup = Number(option('warmup', '10000'));
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
 const serveArgs = serveArgsOf();
