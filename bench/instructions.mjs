@@ -14,7 +14,8 @@
  *
  *   node bench/instructions.mjs [--only small,big,stream,translated,count_tokens]
  *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
- *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 10000] [--keep]
+ *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
+ *        [--node-args "--no-flush-bytecode"]
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -37,12 +38,13 @@ const count = Number(option('requests', '1000'));
 const concurrency = Number(option('concurrency', '4'));
 /**
  * Requests before counting. V8 keeps compiling (TurboFan, on the main thread under --single-threaded)
- * long after a few hundred requests: with 300, about 60% of the per-request count of both the gateway
- * and the reference forwarder was the optimising compiler, not the request path, and after 3,000 still
- * about half. (Outside valgrind, at 50 connections, --trace-opt shows it settling within 5,000 to 10,000
- * requests.) Each figure below says how much of it was still compilation (callgrind's per-function counts).
+ * for good under valgrind: about 400k instructions per small request, for the gateway and the reference
+ * forwarder alike, after 300, 3,000 or 10,000 warm-up requests, and with --no-flush-bytecode
+ * --no-memory-reducer (`--node-args`). Outside valgrind, at 50 connections, --trace-opt shows it settling
+ * within 5,000 to 10,000 requests. So each figure below also gives the compiler's share (callgrind's
+ * per-function counts): compare builds by the figure without it.
  */
-const warmup = Number(option('warmup', '10000'));
+const warmup = Number(option('warmup', '3000'));
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
 const serveArgs = serveArgsOf();
@@ -90,7 +92,7 @@ async function instructions(upstream, spec, count, tag) {
   const wrapper = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-instr=no', '--compress-strings=no'];
   // V8's background threads (concurrent compilation and GC) make the count vary from run to run by more than a
   // change worth measuring; on the main thread the same work is counted, in the same order each time.
-  const options = { wrapper, extraNodeArgs: ['--single-threaded'], startTimeoutMs: 180_000 };
+  const options = { wrapper, extraNodeArgs: ['--single-threaded', ...option('node-args', '').split(' ').filter(Boolean)], startTimeoutMs: 180_000 };
   const t =
     which === 'reference'
       ? await startReference(place, upstream.origin, options)
@@ -155,7 +157,10 @@ async function main() {
       const spec = make();
       const r = await instructions(upstream, spec, count, name);
       results[name] = Math.round(r.total / count);
-      const compiling = r.compile === undefined ? '' : `; of which V8's optimising compiler: ${Math.round(r.compile / count).toLocaleString('en')}`;
+      const compiling =
+        r.compile === undefined
+          ? ''
+          : `; of which V8's optimising compiler: ${Math.round(r.compile / count).toLocaleString('en')}, without it: ${Math.round((r.total - r.compile) / count).toLocaleString('en')}`;
       log(`${which} ${name}: ${results[name].toLocaleString('en')} instructions per request (${r.total.toLocaleString('en')} for ${count})${compiling}`);
     }
   } finally {
