@@ -72,14 +72,13 @@ async function relayWhole(
 ): Promise<void> {
   const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
   // passBackHeaders made this object for this answer alone.
-  const sent = headers;
-  sent['content-length'] = body.length;
+  headers['content-length'] = body.length;
   if (attempt) {
     captureUpstream(ctx, attempt, body);
-    captureResponse(ctx.record, upstream.status, sent);
+    captureResponse(ctx.record, upstream.status, headers);
     ctx.record.exchange!.responseIsUpstream = true;
   }
-  ctx.res.writeHead(upstream.status, sent);
+  ctx.res.writeHead(upstream.status, headers);
   ctx.res.end(body);
   // The answer is on its way; usage for the log comes after: the `usage` object alone is read,
   // and the whole body only when that fails.
