@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Config, GatewayKey } from '../config/types.js';
 import { GatewayError } from '../errors.js';
-import { authenticate, digestKey } from './authenticate.js';
+import { authenticate, digestKey, extractKey } from './authenticate.js';
 
 const digest = (k: string) => createHash('sha256').update(k).digest('hex');
 const alice: GatewayKey = { digest: digest('mg-alice'), id: digest('mg-alice').slice(0, 8), name: 'alice', group: 'dev' };
@@ -34,5 +34,22 @@ describe('authenticate', () => {
     expect(kind(() => authenticate(config, { authorization: 'Bearer mg-bob' }, 'bearer'))).toBe('authentication');
     expect(kind(() => authenticate(config, { authorization: 'Bearer mg-alicf' }, 'bearer'))).toBe('authentication');
     expect(kind(() => authenticate(config, { 'x-api-key': 'mg-alice' }, 'bearer'))).toBe('authentication');
+  });
+
+  // The common `Bearer <key>` is read without the regular expression; every other spelling falls through to it.
+  it.each([
+    ['Bearer mg-alice', 'mg-alice'],
+    ['Bearer mg-alice  ', 'mg-alice'],
+    ['Bearer   mg-alice', 'mg-alice'],
+    ['bearer mg-alice', 'mg-alice'],
+    ['BEARER mg-alice', 'mg-alice'],
+    ['Bearer\tmg-alice', 'mg-alice'],
+    ['Bearer mg alice', 'mg alice'],
+    ['Bearer ', undefined],
+    ['Bearer', undefined],
+    ['Bearermg-alice', undefined],
+    ['Basic mg-alice', undefined],
+  ])('reads the key from Authorization %j', (header, key) => {
+    expect(extractKey({ authorization: header }, 'bearer')).toBe(key);
   });
 });
