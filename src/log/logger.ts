@@ -102,9 +102,8 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     // Notices are rare (start, reload, stop) and must not wait: written at once, after any pending lines.
     info(text) {
-      flushLines();
+      flush();
       out.write(`${text}\n`);
-      flushEntries();
     },
     flush,
     close() {
