@@ -29,7 +29,12 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
         keepAliveTimeout: 30_000,
       });
   const dispatcher = deps.dispatcher ?? ownPool!;
-  const fixedHeaders = { ...config.headers, ...credentialHeaders(config) };
+  // The config's headers, then the credential, as undici's flat list of names and values; each
+  // replaces a header of the same name (in any case) from before it. A list skips a second
+  // object's spread and undici's Object.keys per request.
+  const fixed = new Map<string, string>();
+  for (const [name, value] of Object.entries({ ...config.headers, ...credentialHeaders(config) })) fixed.set(name.toLowerCase(), value);
+  const fixedList = [...fixed].flat();
   // The path of each endpoint, worked out once (the base URL may carry a path prefix such as /v1).
   const paths = new Map<string, string>();
   const pathFor = (protocol: UpstreamRequest['protocol'], operation: UpstreamRequest['operation']) => {
@@ -49,12 +54,15 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
       // `req.signal` may be made on first read: the cheaper `abort` avoids that.
       const signal = req.abort ?? req.signal;
+      const headers: string[] = [];
+      for (const name in req.headers) if (!fixed.has(name)) headers.push(name, req.headers[name]!);
+      for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
       try {
         const res = await dispatcher.request({
           origin: base.origin,
           path: pathFor(req.protocol, req.operation),
           method: 'POST',
-          headers: { ...req.headers, ...fixedHeaders },
+          headers,
           body: req.body,
           signal,
         });

@@ -243,7 +243,7 @@ async function proxy(
       raw,
       body,
       controller,
-      relayContext: { res, protocol, record, signal: controller },
+      res,
       armDeadline: (ms) => {
         call.deadline?.cancel();
         call.deadline = deadline(ms, () => {

@@ -43,7 +43,7 @@ export interface RelayContext {
   readonly record: RequestRecord;
   /** The call's cancellation (a CallAbort in the gateway): only ever checked here. */
   readonly signal: AbortState;
-  readonly translation?: Translation;
+  readonly translation: Translation | undefined;
 }
 
 /**

@@ -11,6 +11,8 @@ export interface Received {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
+  /** Names and values as sent, in order (duplicates kept). */
+  readonly rawHeaders: readonly string[];
   readonly body: Buffer;
   readonly json: unknown;
   /** Resolves true if the client (the gateway) hung up before the answer was complete. */
@@ -51,7 +53,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         json = undefined;
       }
       const aborted = new Promise<boolean>((resolve) => res.once('close', () => resolve(!res.writableFinished)));
-      const entry: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json, aborted };
+      const entry: Received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaders: req.rawHeaders, body, json, aborted };
       received.push(entry);
       const behaviour = queue.shift() ?? standing ?? cannedReply;
       void Promise.resolve(behaviour(entry, res)).catch((err: unknown) => {
