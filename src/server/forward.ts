@@ -24,6 +24,7 @@ import { planUpstream, type Plan } from '../translate/plan.js';
 import { renameModel } from '../translate/rename-model.js';
 import type { GatewayState } from './handle.js';
 import { captureUpstream, relay, type RelayContext, type Translation } from './relay.js';
+import type { BodyTree } from './body-tree.js';
 import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
 import { readText } from './upstream-body.js';
 import { upstreamHeaders } from './upstream-headers.js';
@@ -54,7 +55,8 @@ export interface Forwarding {
   readonly operation: Operation;
   readonly info: RequestInfo;
   readonly raw: Buffer;
-  readonly body: Record<string, unknown>;
+  /** The parsed body; passthrough releases it once its bytes are ready (see body-tree.ts). */
+  readonly body: BodyTree;
   /** Aborted when the client goes away, or with a GatewayError when the total time runs out. */
   readonly controller: CallAbort;
   readonly res: ServerResponse;
@@ -104,7 +106,7 @@ function* fallbackRoutes(f: Forwarding, primary: Route): Generator<Route> {
 
 /** Requests a translated route cannot serve at all, refused before anything is sent. */
 export function checkServable(f: Pick<Forwarding, 'protocol' | 'body' | 'info'>, route: Route): void {
-  if (route.plan.translator && f.protocol === 'responses' && f.body.previous_response_id != null) {
+  if (route.plan.translator && f.protocol === 'responses' && f.body.get().previous_response_id != null) {
     throw invalidRequest(
       `previous_response_id needs the conversation stored server-side, and model '${f.info.model}' is served through ` +
         `${route.plan.upstreamProtocol === 'chat' ? 'Chat Completions' : 'the Messages API'}, which keeps none. ` +
@@ -117,15 +119,17 @@ export function checkServable(f: Pick<Forwarding, 'protocol' | 'body' | 'info'>,
 /** What goes upstream on a route: the bytes, and how to bring the answer back. */
 interface Prepared {
   readonly body: Buffer;
-  readonly json: Record<string, unknown>;
-  readonly translation?: Translation;
+  /** The translated request; undefined for passthrough, which sends the caller's own. */
+  readonly json: Record<string, unknown> | undefined;
+  readonly translation: Translation | undefined;
 }
 
 function prepare(f: Forwarding, route: Route): Prepared {
   const { plan, target } = route;
-  if (!plan.translator) return { body: renameModel(f.raw, f.body, target.upstreamModel), json: f.body };
+  if (!plan.translator) return { body: renameModel(f.raw, f.body.get(), target.upstreamModel), json: undefined, translation: undefined };
   const ctx = translateContext(f.protocol, plan.upstreamProtocol, f.info.model, target, route.dropReasoning);
-  const json = plan.translator.request(f.body, ctx);
+  const callerBody = f.body.get();
+  const json = plan.translator.request(callerBody, ctx);
   const headers: Record<string, string> = { 'x-model-gateway-translated': `${f.protocol}->${plan.upstreamProtocol}` };
   if (ctx.warnings.length > 0) {
     // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
@@ -134,7 +138,7 @@ function prepare(f: Forwarding, route: Route): Prepared {
   return {
     body: Buffer.from(JSON.stringify(json)),
     json,
-    translation: { translator: plan.translator, ctx, callerBody: f.body, stream: f.info.stream, headers },
+    translation: { translator: plan.translator, ctx, callerBody, stream: f.info.stream, headers },
   };
 }
 
@@ -180,6 +184,8 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
   const { record, controller } = f;
   const provider = route.provider;
   const prepared = prepare(f, route);
+  // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
+  if (!prepared.translation) f.body.release();
   noteRoute(record, route, prepared);
   f.armDeadline(provider.config.timeouts.totalMs);
   const retries = provider.config.retries;
@@ -246,13 +252,14 @@ function send(f: Forwarding, route: Route, prepared: Prepared): Promise<Upstream
     if (!route.plan.translator) attempt.body.parsedJson = true;
     exchange.attempts.push(attempt);
   }
-  return route.provider.send(new Outgoing(route.plan.upstreamProtocol, f.operation, headers, prepared.body, prepared.json, f.controller));
+  return route.provider.send(new Outgoing(route.plan.upstreamProtocol, f.operation, headers, prepared.body, prepared.json, f.body, f.controller));
 }
 
 /**
- * A provider's request. A class so that `signal`, made only if the provider reads it (the echo
- * provider does; HTTP uses `abort`), is a getter on the prototype: a getter in an object literal
- * sends each request's object through V8's runtime into dictionary mode.
+ * A provider's request. A class so that `signal` and `json`, made only if the provider reads
+ * them (the echo provider does; HTTP uses `abort` and `body`), are getters on the prototype: a
+ * getter in an object literal sends each request's object through V8's runtime into
+ * dictionary mode.
  */
 class Outgoing implements UpstreamRequest {
   constructor(
@@ -260,9 +267,14 @@ class Outgoing implements UpstreamRequest {
     readonly operation: Operation,
     readonly headers: Record<string, string>,
     readonly body: Buffer,
-    readonly json: Record<string, unknown>,
+    private readonly translated: Record<string, unknown> | undefined,
+    private readonly caller: BodyTree,
     readonly abort: CallAbort,
   ) {}
+
+  get json(): Record<string, unknown> {
+    return this.translated ?? this.caller.get();
+  }
 
   get signal(): AbortSignal {
     return this.abort.signal;

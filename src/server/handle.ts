@@ -23,7 +23,8 @@ import { deadline, type Deadline } from './deadlines.js';
 import { byteBudget, enter, type ServerLoad } from './load.js';
 import type { Admission, Decision, LimitName, LimitStore } from '../limits/limit-store.js';
 import { modelsBody } from './models.js';
-import { checkServable, forward, primaryRoute } from './forward.js';
+import { checkServable, forward, primaryRoute, type Forwarding, type Route } from './forward.js';
+import { bodyTree } from './body-tree.js';
 import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
 
@@ -209,13 +210,33 @@ async function proxy(
     leave(r);
   };
   const raw = await readBody(req, config.server.maxBodyBytes, budget);
+  const planned = afterBody(req, res, record, state, group, endpoint, raw, call);
+  if (planned) await forward(planned, planned.primary);
+}
+
+/**
+ * Parses, inspects and routes the body read, and answers what needs no upstream call. A function
+ * of its own so that the parsed body is not a local of `proxy`, kept alive while the request is
+ * forwarded: only the Forwarding's BodyTree holds it, and passthrough releases it.
+ */
+function afterBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  record: RequestRecord,
+  state: GatewayState,
+  group: KeyGroupConfig,
+  endpoint: Extract<Endpoint, { kind: 'create' | 'count_tokens' }>,
+  raw: Buffer,
+  call: UpstreamCall,
+): (Forwarding & { readonly primary: Route }) | undefined {
+  const { protocol, kind: operation } = endpoint;
   const exchange = record.exchange;
   if (exchange) capture(exchange, exchange.request, performance.now() - record.start, raw);
   const json = parseJsonBody(raw);
   // Parsed and depth-checked just now: the log file may embed these bytes without checking them again.
   if (exchange) exchange.request.parsedJson = true;
   const info = protocolSpecs[protocol].inspect(json, operation);
-  const body = json as Record<string, unknown>;
+  const body = bodyTree(raw, json as Record<string, unknown>);
   record.model = info.model;
   record.stream = info.stream;
 
@@ -223,38 +244,37 @@ async function proxy(
   // Counting tokens needs no upstream when the provider does not speak Messages: it cannot count.
   if (operation === 'count_tokens' && primary.plan.translator) {
     record.provider = primary.target.provider.id;
-    return sendJson(res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' }, record);
+    sendJson(res, 200, { input_tokens: estimateInputTokens(body.get()) }, { 'x-model-gateway-token-estimate': 'true' }, record);
+    return undefined;
   }
   checkServable({ protocol, body, info }, primary);
 
   // A client that left while its body was read or checked gets no upstream call at all.
-  if (res.destroyed) return;
+  if (res.destroyed) return undefined;
   const controller = new CallAbort();
   call.controller = controller;
-  await forward(
-    {
-      req,
-      record,
-      state,
-      group,
-      protocol,
-      operation,
-      info,
-      raw,
-      body,
-      controller,
-      res,
-      armDeadline: (ms) => {
-        call.deadline?.cancel();
-        call.deadline = deadline(ms, () => {
-          controller.abort(
-            new GatewayError('timeout', `Provider '${record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
-          );
-        });
-      },
+  return {
+    req,
+    record,
+    state,
+    group,
+    protocol,
+    operation,
+    info,
+    raw,
+    body,
+    controller,
+    res,
+    armDeadline: (ms) => {
+      call.deadline?.cancel();
+      call.deadline = deadline(ms, () => {
+        controller.abort(
+          new GatewayError('timeout', `Provider '${record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
+        );
+      });
     },
     primary,
-  );
+  };
 }
 
 /**
