@@ -121,7 +121,9 @@ class Line {
 
   /** `"key":value` as `JSON.stringify` writes a property, or nothing for what it leaves out (undefined). */
   field(key: string, value: unknown): void {
-    const json = typeof value === 'number' ? numberJson(value) : JSON.stringify(value);
+    // Most of a record's fields are still undefined: skipped without a call into JSON.stringify.
+    if (value === undefined) return;
+    const json = typeof value === 'number' ? numberJson(value) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
     if (json === undefined) return;
     this.text += `${this.first ? '' : ','}${quotedKey(key)}:${json}`;
     this.first = false;

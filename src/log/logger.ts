@@ -128,21 +128,25 @@ const WRITE_AS_IS = 16 * 1024;
  */
 function writeParts(file: WriteStream, parts: LineParts): void {
   let run: Buffer[] = [];
-  let text = '';
+  // Text is gathered in an array and joined once: `+=` over a batch's thousands of pieces built a
+  // deep tree of string halves, which Buffer.from then had to walk to flatten.
+  let texts: string[] = [];
+  const endText = () => {
+    if (texts.length > 0) run.push(Buffer.from(texts.length === 1 ? texts[0]! : texts.join('')));
+    texts = [];
+  };
   const endRun = () => {
-    if (text !== '') run.push(Buffer.from(text));
+    endText();
     if (run.length > 0) file.write(run.length === 1 ? run[0]! : Buffer.concat(run));
     run = [];
-    text = '';
   };
   file.cork();
   for (const p of parts) {
     if (typeof p === 'string') {
-      text += p;
+      if (p !== '') texts.push(p);
     } else if (p.length < WRITE_AS_IS) {
-      if (text !== '') run.push(Buffer.from(text));
+      endText();
       run.push(p);
-      text = '';
     } else {
       endRun();
       file.write(p);
