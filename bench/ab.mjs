@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+/**
+ * `node bench/ab.mjs --base <git revision>` (after `npm run build`): is this build
+ * cheaper than another? A single `npm run bench` cannot tell a 10% change on
+ * these VMs, where one process differs from the next by more than that.
+ *
+ * Each rep starts fresh processes of the reference forwarder, the base build and
+ * this build, in an order that rotates per rep (so being first or last favours
+ * none), and runs the same closed-loop phase against each: a warm-up, then the
+ * measured window. It reports CPU µs per request and throughput, median and
+ * range over the reps, and this build's ratio to the base per rep (paired, so
+ * drift across reps cancels).
+ *
+ *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big] [--serve-args "--no-log-bodies"]
+ *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
+ *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
+ *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
+ *
+ * The base revision is checked out in a temporary git worktree with this repo's
+ * node_modules linked in, and built there.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
+import { claudeCodeBody, claudeCodeHeaders, smallChat } from './lib/bodies.mjs';
+import { closedLoopTool } from './lib/closed-loop.mjs';
+import { throughputPhase } from './lib/phases.mjs';
+import { memoryMb, placement, stopProcess } from './lib/proc.mjs';
+import { spread } from './lib/stats.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const log = (s) => process.stderr.write(`${s}\n`);
+const reps = Number(option('reps', '5'));
+const seconds = Number(option('seconds', '6'));
+const warmS = Number(option('warm', '3'));
+const only = option('only', 'small').split(',');
+const extraArgs = option('serve-args', undefined) === undefined ? GATEWAY_VARIANTS.gateway : serveArgsOf();
+
+const thisDir = option('this-dir', REPO);
+const dir = mkdtempSync(join(tmpdir(), 'model-gateway-ab-'));
+const place = placement(flag('no-pin'));
+const ctx = { place, tool: closedLoopTool(option('tool', undefined)), dir, children: new Set() };
+
+function run(cmd, args, cwd) {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed in ${cwd}: ${r.stderr || r.stdout}`);
+  return r.stdout.trim();
+}
+
+/** The base build: a worktree of `rev`, built, or a directory given as is. */
+function baseBuild() {
+  const given = option('base-dir', undefined);
+  if (given) return { dir: given, label: given, cleanup: () => {} };
+  const rev = option('base', undefined);
+  if (!rev) throw new Error('Give --base <git revision> or --base-dir <built checkout>.');
+  const sha = run('git', ['rev-parse', '--short', rev], REPO);
+  const tree = join(dir, `base-${sha}`);
+  run('git', ['worktree', 'add', '--detach', tree, sha], REPO);
+  symlinkSync(join(REPO, 'node_modules'), join(tree, 'node_modules'));
+  log(`building ${rev} (${sha}) in ${tree}`);
+  run('npm', ['run', 'build', '--silent'], tree);
+  return { dir: tree, label: `${rev} (${sha})`, cleanup: () => run('git', ['worktree', 'remove', '--force', tree], REPO) };
+}
+
+const write = (name, obj) => {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(obj));
+  return file;
+};
+const SCENARIOS = {
+  small: {
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' },
+    bodyFile: () => write('chat.json', smallChat('bench-chat', false)),
+  },
+  big: {
+    path: '/v1/messages?beta=true',
+    referencePath: '/v1/messages?beta=true',
+    headers: claudeCodeHeaders(GATEWAY_KEY),
+    bodyFile: () => write('big.json', claudeCodeBody('claude-bench', false)),
+  },
+};
+for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': small, big.`);
+
+async function measure(start, scenario, bodyFile, name) {
+  const target = await start();
+  try {
+    const r = await throughputPhase(ctx, target, {
+      name,
+      path: scenario.path,
+      headers: scenario.headers,
+      bodyFile,
+      connections: 50,
+      warmS,
+      measureS: seconds,
+    });
+    if (r.errors + r.non2xx > 0) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+    return { cpuUs: r.cpuUsPerReq, rps: r.rps, peakMb: memoryMb(target.pid).hwm };
+  } finally {
+    await stopProcess(target.child);
+  }
+}
+
+const base = baseBuild();
+const label = { reference: 'reference', base: `base ${base.label}`, this: thisDir === REPO ? 'this build' : thisDir };
+let upstream;
+try {
+  upstream = await startUpstream(place, place.loadCore);
+  const targets = {
+    reference: () => startReference(place, upstream.origin),
+    base: () => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs }),
+    this: () => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs }),
+  };
+  const also = option('also', '').split(',').filter(Boolean);
+  for (const d of also) targets[d] = () => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs });
+  const names = Object.keys(targets);
+  const results = {};
+  for (const s of only) {
+    const scenario = SCENARIOS[s];
+    const bodyFile = scenario.bodyFile();
+    const rows = (results[s] = Object.fromEntries(names.map((n) => [n, []])));
+    for (let rep = 0; rep < reps; rep++) {
+      const order = names.map((_, i) => names[(i + rep) % names.length]);
+      for (const n of order) {
+        const m = await measure(targets[n], scenario, bodyFile, `${s}-${basename(n)}-${rep}`);
+        rows[n].push(m);
+        log(`  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)} ${m.cpuUs.toFixed(0).padStart(5)} µs CPU/req  ${m.rps.toFixed(0).padStart(6)} req/s  peak ${m.peakMb.toFixed(0)} MB`);
+      }
+    }
+  }
+
+  const fmt = (s, d = 0) => `${s.median.toFixed(d)} [${s.min.toFixed(d)}–${s.max.toFixed(d)}]`;
+  const summary = {};
+  for (const [s, rows] of Object.entries(results)) {
+    log(`\n${s}: median [min–max] of ${reps} fresh processes each`);
+    const out = (summary[s] = {});
+    for (const n of names) {
+      const cpu = spread(rows[n].map((m) => m.cpuUs));
+      const rps = spread(rows[n].map((m) => m.rps));
+      const peak = spread(rows[n].map((m) => m.peakMb));
+      out[n] = { cpuUs: cpu, rps, peakMb: peak };
+      log(`  ${(label[n] ?? n).padEnd(28)} CPU ${fmt(cpu).padEnd(18)} µs/req   ${fmt(rps).padEnd(20)} req/s   peak ${fmt(peak)} MB`);
+    }
+    for (const n of names.filter((x) => x !== 'reference' && x !== 'base')) {
+      const paired = spread(rows[n].map((m, i) => m.cpuUs / rows.base[i].cpuUs));
+      const vsRef = spread(rows[n].map((m, i) => m.cpuUs / rows.reference[i].cpuUs));
+      out[`${n}/base`] = paired;
+      out[`${n}/reference`] = vsRef;
+      log(`  ${label[n] ?? n}: CPU / base ${fmt(paired, 3)}, / reference ${fmt(vsRef, 2)} (paired per rep)`);
+    }
+  }
+  mkdirSync(join(REPO, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(REPO, 'bench', 'results', 'ab.json'), `${JSON.stringify({ base: base.label, reps, seconds, warmS, extraArgs, results, summary }, null, 2)}\n`);
+} finally {
+  if (upstream) await stopProcess(upstream.child);
+  await Promise.all([...ctx.children].map((c) => stopProcess(c, 2000)));
+  if (!flag('keep')) {
+    base.cleanup();
+    if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
+  }
+}
