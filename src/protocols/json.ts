@@ -64,7 +64,7 @@ export function lastUsageObject(buf: Buffer): Json | undefined {
     const c = buf[i];
     if (c === QUOTE) i = skipJsonString(buf, i) - 1;
     else if (c === 0x7b) depth++;
-    else if (c === 0x7d && --depth === 0) return parseObject(buf.subarray(start, i + 1).toString('utf8'));
+    else if (c === 0x7d && --depth === 0) return parseObject(buf.toString('utf8', start, i + 1));
   }
   return undefined;
 }

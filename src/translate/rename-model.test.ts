@@ -29,6 +29,10 @@ describe('renameModel', () => {
     expect(JSON.parse(rename('{"model":"a"}', 'we"ird\\name'))).toEqual({ model: 'we"ird\\name' });
   });
 
+  it('splices a name written with escapes, which reads as the same name', () => {
+    expect(rename('{"model":"\\u0061\\/b","x":1}', 'c')).toBe('{"model":"c","x":1}');
+  });
+
   it('falls back to re-serialising an escaped key', () => {
     expect(JSON.parse(rename('{"mod\\u0065l":"a","x":1}', 'b'))).toEqual({ model: 'b', x: 1 });
   });

@@ -52,13 +52,35 @@ export function findModelValue(buf: Buffer): [number, number] | undefined {
   return found;
 }
 
+/**
+ * Model names as JSON text, in bytes: the names a gateway sees are few, and each request would
+ * otherwise encode its new name and decode its old one. Bounded, as the old names come from clients.
+ */
+const encodedNames = new Map<string, Buffer>();
+function encodedName(name: string): Buffer {
+  let bytes = encodedNames.get(name);
+  if (bytes === undefined) {
+    bytes = Buffer.from(JSON.stringify(name));
+    if (encodedNames.size < 256) encodedNames.set(name, bytes);
+  }
+  return bytes;
+}
+
 /** The body with `model` replaced by `model`, all other bytes untouched. */
 export function renameModel(raw: Buffer, json: Record<string, unknown>, model: string): Buffer {
   if (json.model === model) return raw;
   const span = findModelValue(raw);
   // An escaped key (`"mod\u0065l"`) is legal JSON but never sent by real clients: re-serialise then.
-  if (span === undefined || JSON.parse(raw.subarray(span[0], span[1]).toString()) !== json.model) {
+  if (span === undefined || typeof json.model !== 'string' || !holdsName(raw, span, json.model)) {
     return Buffer.from(JSON.stringify({ ...json, model }));
   }
-  return Buffer.concat([raw.subarray(0, span[0]), Buffer.from(JSON.stringify(model)), raw.subarray(span[1])]);
+  const name = encodedName(model);
+  return Buffer.concat([raw.subarray(0, span[0]), name, raw.subarray(span[1])], raw.length - (span[1] - span[0]) + name.length);
+}
+
+/** Whether the JSON string at `span` is `name`: the same bytes as its plain encoding, or, written with escapes, the same once parsed. */
+function holdsName(raw: Buffer, [start, end]: [number, number], name: string): boolean {
+  const plain = encodedName(name);
+  if (end - start === plain.length && raw.compare(plain, 0, plain.length, start, end) === 0) return true;
+  return JSON.parse(raw.toString('utf8', start, end)) === name;
 }
