@@ -6,7 +6,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import AnthropicV0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CANNED_TEXT } from '../helpers/canned.js';
+import { request } from 'node:http';
+import { CANNED_TEXT, chatFrames } from '../helpers/canned.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import {
   GATEWAY_KEY,
@@ -88,6 +89,39 @@ describe('Chat Completions', () => {
     const got = upstream.last();
     expect(got.headers.authorization).toBeUndefined();
     expect((got.json as { model: string }).model).toBe('qwen2.5-coder:7b');
+  });
+});
+
+describe('stream headers', () => {
+  it('reach the client as soon as the upstream sends them, before its first event', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    upstream.once(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.flushHeaders();
+      // The first event waits until the client has seen the headers: held back, this would never end.
+      await released;
+      for (const frame of chatFrames('gpt-upstream', true)) res.write(frame);
+      res.end();
+    });
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
+      });
+      req.on('response', (res) => {
+        release();
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: body }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+    });
+    expect(status).toBe(200);
+    expect(text).toContain(CANNED_TEXT.split(' ')[0]);
+    expect(text).toContain('[DONE]');
   });
 });
 
