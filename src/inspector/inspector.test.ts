@@ -252,3 +252,15 @@ function openEvents(cookie: string, base = gw.url): Promise<EventStream> {
     req.end();
   });
 }
+
+// Last: these requests are logged as the gateway's own, which the tests above check never happens to the inspector's.
+describe('the mount', () => {
+  it('owns /_inspector and what is under it, not paths that merely start with its name', async () => {
+    // The gateway answers these itself: an unknown path gets its JSON 404, not the inspector's 401.
+    for (const path of ['/_inspectorx', '/_inspector.js', '/_inspectors/api']) {
+      const res = await get(path);
+      expect(res.status, path).toBe(404);
+      expect(String(res.headers['content-type']), path).toContain('application/json');
+    }
+  });
+});

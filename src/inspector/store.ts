@@ -102,6 +102,8 @@ export function createStore(options: StoreOptions = {}): Store {
       return push({ kind: 'live', id: record.id, record, ended: false, bytes: ENTRY_OVERHEAD });
     },
     endLive(record) {
+      // Nothing kept (no page has been open): no lookup of an id that would have to be hashed first.
+      if (count === 0) return undefined;
       const entry = byId.get(record.id);
       if (!entry || entry.kind !== 'live') return undefined;
       entry.ended = true;

@@ -83,7 +83,9 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
   return function handle(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req.url);
     for (const mount of deps.mounts) {
-      if (path === mount.prefix || path.startsWith(`${mount.prefix}/`)) return mount.handle(req, res);
+      if (path.startsWith(mount.prefix) && (path.length === mount.prefix.length || path.charCodeAt(mount.prefix.length) === 0x2f)) {
+        return mount.handle(req, res);
+      }
     }
     const record = newRecord(newRequestId(), Date.now(), performance.now(), req.method ?? '?', path);
     const ua = req.headers['user-agent'];
