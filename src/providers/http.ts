@@ -55,6 +55,7 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
       // `req.signal` may be made on first read: the cheaper `abort` avoids that.
       const signal = req.abort ?? req.signal;
       const headers: string[] = [];
+      // The client's names arrive lower-cased (upstreamHeaders), as `fixed` holds its own.
       for (const name in req.headers) if (!fixed.has(name)) headers.push(name, req.headers[name]!);
       for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
       try {
