@@ -72,7 +72,10 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
   const sent = { ...translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8'), ...STREAM_HEADERS };
   captureResponse(record, 200, sent);
   res.writeHead(200, sent);
-  res.flushHeaders();
+  // As in passthrough (relay.ts): when the upstream's first chunk came with its headers, ours go out
+  // with the first translated output, in one write; if that chunk yields none, they go on their own.
+  let headersOut = body.readableLength === 0;
+  if (headersOut) res.flushHeaders();
 
   return new Promise((resolve) => {
     let settled = false;
@@ -115,6 +118,10 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
         return finish(out + stream.fail(`The gateway could not translate the stream from provider '${ctx.provider.id}'.`));
       }
       write(out);
+      if (!headersOut) {
+        headersOut = true;
+        if (out === '') res.flushHeaders();
+      }
     });
     body.once('end', () => {
       let out = '';

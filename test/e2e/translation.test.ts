@@ -6,7 +6,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CANNED_TEXT, messageFrames } from '../helpers/canned.js';
+import { request } from 'node:http';
+import { CANNED_TEXT, chatFrames, messageFrames } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, startGateway, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
@@ -69,6 +70,41 @@ describe('Messages callers', () => {
       max_tokens: 100,
     });
     expect(upstream.last().headers['anthropic-version']).toBeUndefined();
+  });
+
+  it.each([
+    ['before the upstream’s first event', ''],
+    ['when the upstream’s first chunk, sent with its headers, translates to nothing', ': ping\n\n'],
+  ])('get the stream’s headers as soon as the upstream sends them: %s', async (_name, firstChunk) => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    upstream.once(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (firstChunk) res.write(firstChunk);
+      else res.flushHeaders();
+      // The events wait until the client has seen the headers: held back, this would never end.
+      await released;
+      for (const frame of chatFrames('qwen2.5-coder:7b', true)) res.write(frame);
+      res.end();
+    });
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = request(`${gw.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      });
+      req.on('response', (res) => {
+        release();
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: body }));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ model: 'qwen', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+    });
+    expect(status).toBe(200);
+    expect(text).toContain('event: message_start');
+    expect(text).toContain('event: message_stop');
   });
 
   it('reach a Chat-only model, streaming, with usage', async () => {
