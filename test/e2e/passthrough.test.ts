@@ -6,9 +6,9 @@ import Anthropic from '@anthropic-ai/sdk';
 import AnthropicV0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
 import { CANNED_TEXT, chatFrames } from '../helpers/canned.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { call } from '../helpers/http.js';
 import {
   GATEWAY_KEY,
   PROVIDER_ANTHROPIC_KEY,
@@ -104,20 +104,10 @@ describe('stream headers', () => {
       for (const frame of chatFrames('gpt-upstream', true)) res.write(frame);
       res.end();
     });
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`${gw.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
-      });
-      req.on('response', (res) => {
-        release();
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: body }));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+    const { status, text } = await call(`${gw.url}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      onHeaders: release,
     });
     expect(status).toBe(200);
     expect(text).toContain(CANNED_TEXT.split(' ')[0]);

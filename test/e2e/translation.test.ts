@@ -6,7 +6,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { request } from 'node:http';
 import { CANNED_TEXT, chatFrames, messageFrames } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
@@ -87,20 +86,10 @@ describe('Messages callers', () => {
       for (const frame of chatFrames('qwen2.5-coder:7b', true)) res.write(frame);
       res.end();
     });
-    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const req = request(`${gw.url}/v1/messages`, {
-        method: 'POST',
-        headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
-      });
-      req.on('response', (res) => {
-        release();
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: body }));
-      });
-      req.on('error', reject);
-      req.end(JSON.stringify({ model: 'qwen', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }));
+    const { status, text } = await call(`${gw.url}/v1/messages`, {
+      headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      onHeaders: release,
     });
     expect(status).toBe(200);
     expect(text).toContain('event: message_start');

@@ -9,15 +9,17 @@ export interface RawResponse {
   readonly json: unknown;
 }
 
+/** `onHeaders` runs once the response headers are in, before the body is read (a stream's, say). */
 export async function call(
   url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; onHeaders?: () => void } = {},
 ): Promise<RawResponse> {
   const res = await request(url, {
     method: (options.method ?? 'POST') as 'POST',
     headers: options.headers ?? {},
     body: options.body ?? null,
   });
+  options.onHeaders?.();
   const text = await res.body.text();
   let json: unknown;
   try {
