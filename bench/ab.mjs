@@ -63,7 +63,7 @@ function baseBuild() {
   symlinkSync(join(REPO, 'node_modules'), join(tree, 'node_modules'));
   log(`building ${rev} (${sha}) in ${tree}`);
   run('npm', ['run', 'build', '--silent'], tree);
-  return { dir: tree, label: `${rev} (${sha})`, cleanup: () => run('git', ['worktree', 'remove', '--force', tree], REPO) };
+  return { dir: tree, label: sha.startsWith(rev) ? sha : `${rev} (${sha})`, cleanup: () => run('git', ['worktree', 'remove', '--force', tree], REPO) };
 }
 
 const write = (name, obj) => {
@@ -79,7 +79,6 @@ const SCENARIOS = {
   },
   big: {
     path: '/v1/messages?beta=true',
-    referencePath: '/v1/messages?beta=true',
     headers: claudeCodeHeaders(GATEWAY_KEY),
     bodyFile: () => write('big.json', claudeCodeBody('claude-bench', false)),
   },
