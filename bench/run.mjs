@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, sampleRss, throughputPhase } from './lib/phases.mjs';
-import { coreBusy, coreTimes, memoryMb, movePid, placement, stopProcess } from './lib/proc.mjs';
+import { coreBusy, coreTimes, memoryMb, movePid, placement, resetPeakRss, stopProcess } from './lib/proc.mjs';
 import { inspectorProbe, startWatcher } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
 import { spread } from './lib/stats.mjs';
@@ -48,8 +48,8 @@ const QUICK = flag('quick');
  * requests.
  */
 const D = QUICK
-  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000 }
-  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000 };
+  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000 }
+  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000 };
 D.rounds = Number(option('rounds', D.rounds));
 D.soakMs = Number(option('soak', D.soakMs / 1000)) * 1000;
 
@@ -295,49 +295,58 @@ async function measureTarget(target, upstream, variant) {
     log(`    count_tokens x30: p50 ${fmt(ct.latencyMs?.p50, 2)} ms, p99 ${fmt(ct.latencyMs?.p99, 2)} ms, failed ${ct.failed}`);
   }
 
-  // (7) soak (gateway and reference): 400 req/s non-streaming plus 25 concurrent streams, RSS sampled twice a second.
-  if (!isDirect) {
-    const samples = await sampleRss(target.pid, 500, () =>
-      Promise.all([
-        loadPhase(ctx, target, { mode: 'openloop', path: chatPath, headers: H.bearer, bodyFile: B.chat, rate: 400, connections: 64, warmupMs: 0, durationMs: D.soakMs }),
-        loadPhase(ctx, target, { ...streamSpec, bodyFile: B.chatStream, concurrency: 25, warmupMs: 0, durationMs: D.soakMs }),
-      ]).then(([a, b]) => (m.soakFailed = a.failed + b.failed)),
-    );
-    const q = Math.floor(samples.length / 4);
-    const early = spread(samples.slice(q, 2 * q)).median;
-    const late = spread(samples.slice(3 * q)).median;
-    Object.assign(m, { soakEarlyMb: early, soakLateMb: late, soakGrowthPct: (100 * (late - early)) / early });
-    hwm('soak');
-    await inspectorAfter('soak');
-    log(`    soak     RSS ${fmt(early)} → ${fmt(late)} MB (${fmt(m.soakGrowthPct)}%), failed ${m.soakFailed}`);
+  // Every phase above ran at <= 50 concurrent: its peak, 100 KB bodies included (scenario 7 has its own process).
+  if (!isDirect) m.memPeakLoadMb = memoryMb(target.pid).hwm;
+  if (m.inspectorOn) {
+    const mib = (b) => fmt(b / 2 ** 20);
+    log(`    inspector, unwatched: held at most ${mib(m.inspectorPeakBytes)} of ${mib(m.inspectorMaxBytes)} MiB; after each phase: ` +
+      Object.entries(m.inspectorAfter).map(([k, v]) => `${k} ${mib(v.bytes)} MiB/${v.size} kept`).join(', '));
   }
+  return m;
+}
 
-  // (7) peak RSS so far (every phase above ran at <= 50 concurrent), then 500 concurrent streams.
-  if (!isDirect) {
-    m.memPeak50Mb = memoryMb(target.pid).hwm;
-    const st500 = await loadPhase(ctx, target, {
+/**
+ * (7) Memory, on a fresh process of the gateway or the reference, so no earlier phase sets its figures (RSS
+ * grown under 100 KB bodies does not shrink back): the peak while 50 streams are open at once, then the
+ * peak while 500 are (its own peak: VmHWM is reset in between where the kernel allows), then the soak.
+ * Streams of 50 chunks 50 ms apart, so each stays open 2.5 s. Idle RSS is measured by measureTarget.
+ */
+async function measureMemory(target) {
+  await sleep(500);
+  const m = {};
+  const streams = (concurrency, durationMs) =>
+    loadPhase(ctx, target, {
       mode: 'requests',
       path: '/v1/chat/completions',
       headers: H.bearer,
       bodyFile: B.chatStreamMem,
       stream: true,
       kind: 'chat',
-      concurrency: 500,
+      concurrency,
       warmupMs: 0,
-      durationMs: D.st500Ms,
+      durationMs,
       timeoutMs: 60_000,
     });
-    m.memPeak500Mb = memoryMb(target.pid).hwm;
-    m.st500Failed = st500.failed;
-    m.st500Streams = st500.completed;
-    await inspectorAfter('500 streams');
-    log(`    memory   idle ${fmt(m.memIdleMb)} MB, peak@50 ${fmt(m.memPeak50Mb)} MB, peak@500 streams ${fmt(m.memPeak500Mb)} MB (${st500.completed} streams, failed ${st500.failed})`);
-  }
-  if (m.inspectorOn) {
-    const mib = (b) => fmt(b / 2 ** 20);
-    log(`    inspector, unwatched: held at most ${mib(m.inspectorPeakBytes)} of ${mib(m.inspectorMaxBytes)} MiB; after each phase: ` +
-      Object.entries(m.inspectorAfter).map(([k, v]) => `${k} ${mib(v.bytes)} MiB/${v.size} kept`).join(', '));
-  }
+  const st50 = await streams(50, D.st50MemMs);
+  m.memPeak50Mb = memoryMb(target.pid).hwm;
+  m.peakReset = resetPeakRss(target.pid);
+  const st500 = await streams(500, D.st500Ms);
+  m.memPeak500Mb = memoryMb(target.pid).hwm;
+  Object.assign(m, { st50MemFailed: st50.failed, st500Failed: st500.failed, st500Streams: st500.completed });
+  log(`    memory   peak@50 streams ${fmt(m.memPeak50Mb)} MB (${st50.completed} streams), peak@500 streams ${fmt(m.memPeak500Mb)} MB (${st500.completed} streams), failed ${st50.failed + st500.failed}`);
+
+  // Soak: 400 req/s non-streaming plus 25 concurrent streams, RSS sampled twice a second.
+  const samples = await sampleRss(target.pid, 500, () =>
+    Promise.all([
+      loadPhase(ctx, target, { mode: 'openloop', path: '/v1/chat/completions', headers: H.bearer, bodyFile: B.chat, rate: 400, connections: 64, warmupMs: 0, durationMs: D.soakMs }),
+      loadPhase(ctx, target, { mode: 'requests', path: '/v1/chat/completions', headers: H.bearer, stream: true, kind: 'chat', bodyFile: B.chatStream, concurrency: 25, warmupMs: 0, durationMs: D.soakMs }),
+    ]).then(([a, b]) => (m.soakFailed = a.failed + b.failed)),
+  );
+  const q = Math.floor(samples.length / 4);
+  const early = spread(samples.slice(q, 2 * q)).median;
+  const late = spread(samples.slice(3 * q)).median;
+  Object.assign(m, { soakEarlyMb: early, soakLateMb: late, soakGrowthPct: (100 * (late - early)) / early });
+  log(`    soak     RSS ${fmt(early)} → ${fmt(late)} MB (${fmt(m.soakGrowthPct)}%), failed ${m.soakFailed}`);
   return m;
 }
 
@@ -558,6 +567,8 @@ async function main() {
         }
         if (name === 'reference') {
           round.targets.reference = await withTarget(name, () => startReference(place, upstream.origin), (t) => measureTarget(t, upstream));
+          log('  reference, memory (fresh process)');
+          Object.assign(round.targets.reference, await withTarget('reference-memory', () => startReference(place, upstream.origin), measureMemory));
           continue;
         }
         // The gateway as a user leaves it running, with its --no-inspector twin for scenario 1's A/B
@@ -570,6 +581,8 @@ async function main() {
             return m;
           }),
         );
+        log('  gateway, memory (fresh process)');
+        Object.assign(round.targets.gateway, await withTarget('gateway-memory', gateway('mem', 'gateway'), measureMemory));
         // The inspector watched, on a fresh gateway process started the same way (so the peak RSS
         // targets above are never raised by it), then the full recording (--log-file with bodies).
         log('  gateway, inspector watched (fresh process)');

@@ -3,7 +3,7 @@
  * read CPU time and memory from /proc, and stop them cleanly.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 const hasCmd = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -157,6 +157,16 @@ export function memoryMb(pid) {
     return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
   } catch {
     return { rss: NaN, hwm: NaN };
+  }
+}
+
+/** Resets the process's VmHWM to its current RSS (Linux >= 4.0, own processes); false where that is refused. */
+export function resetPeakRss(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
   }
 }
 
