@@ -80,12 +80,51 @@ export interface ExchangeJson {
   readonly response?: { readonly status?: number; readonly headers?: Record<string, unknown>; readonly body: BodyJson };
 }
 
+/** What a record says about its request, every field present (undefined until known), in one order. */
+export type RecordFacts = { readonly v: number; readonly time: string } & {
+  readonly [K in Exclude<keyof RequestRecord, 'start' | 'startedAt' | 'exchange'>]-?: RequestRecord[K];
+};
+
+/**
+ * The facts of the log line and of the JSON form, before any exchange: one object of one shape,
+ * which `JSON.stringify` writes in a single pass (undefined fields left out). Times to 0.01 ms,
+ * as the attempts' times are.
+ */
+export function recordFacts(r: RequestRecord, time: string): RecordFacts {
+  return {
+    v: EXCHANGE_JSON_VERSION,
+    time,
+    id: r.id,
+    method: r.method,
+    path: r.path,
+    userAgent: r.userAgent,
+    protocol: r.protocol,
+    keyGroup: r.keyGroup,
+    keyId: r.keyId,
+    keyName: r.keyName,
+    model: r.model,
+    stream: r.stream,
+    provider: r.provider,
+    upstreamModel: r.upstreamModel,
+    upstreamProtocol: r.upstreamProtocol,
+    servedBy: r.servedBy,
+    tries: r.tries,
+    warnings: r.warnings,
+    status: r.status,
+    durationMs: r.durationMs === undefined ? undefined : round(r.durationMs),
+    ttfbMs: r.ttfbMs === undefined ? undefined : round(r.ttfbMs),
+    usage: r.usage,
+    error: r.error,
+    aborted: r.aborted,
+  };
+}
+
 /** The record's facts, plus the captured exchange when there is one. */
 export function exchangeJson(r: RequestRecord): ExchangeJson {
-  const { start: _start, startedAt, exchange, ...facts } = r;
-  // A record has every field, undefined until known; the JSON form has only the known ones.
-  const known: Record<string, unknown> = { v: EXCHANGE_JSON_VERSION, time: new Date(startedAt).toISOString() };
-  for (const [key, value] of Object.entries(facts)) if (value !== undefined) known[key] = value;
+  const { exchange } = r;
+  // The JSON form has only the known facts.
+  const known: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(recordFacts(r, new Date(r.startedAt).toISOString()))) if (value !== undefined) known[key] = value;
   const out = known as unknown as ExchangeJson;
   if (!exchange) return out;
   const last = exchange.attempts[exchange.attempts.length - 1];

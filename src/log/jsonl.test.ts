@@ -93,6 +93,17 @@ describe('exchangeLine', () => {
     expectSameAsExchangeJson(record({ startedAt: Date.UTC(2026, 0, 1, 0, 0, 0, 999), durationMs: Number.NaN }));
   });
 
+  it('writes the facts in the record\'s order after v and time, times to 0.01 ms, and only facts with --no-log-bodies', () => {
+    const r = record({ ttfbMs: 0.123456, durationMs: 4.797921802055102 });
+    const line = written(r);
+    expect(line.startsWith('{"v":1,"time":"2026-11-22T06:30:15.007Z","id":"req_abc000001","method":"POST","path":"/v1/chat/completions",')).toBe(true);
+    expect(line).toContain('"durationMs":4.8,"ttfbMs":0.12,');
+    const withExchange = passthrough(json({ model: 'gpt-test' }), [json({ id: 'c1' })], 'application/json');
+    const facts = exchangeLine(withExchange, false);
+    expect(facts).toHaveLength(1);
+    expect(Object.keys(JSON.parse(facts[0] as string))).not.toContain('request');
+  });
+
   it('embeds JSON bodies as sent (spaces, escapes, non-ASCII) and reads back the same values', () => {
     const sent = Buffer.from('{ "model" : "gpt-test", "messages": [ {"role":"user","content":"caf\\u00e9 → \\"q\\" \\\\ …"} ], "n": 1.50, "e": 1E3, "big": 12345678901234567890 }');
     const r = passthrough(sent, [json({ id: 'c1', choices: [{ message: { content: 'héllo' } }], usage: { prompt_tokens: 1 } })], 'application/json');

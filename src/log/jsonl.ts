@@ -19,27 +19,24 @@ import { isSingleLineJson, isSingleLineJsonText } from '../protocols/json.js';
 import { MAX_JSON_DEPTH } from '../protocols/json-depth.js';
 import { createSseDecoder, type SseEvent } from '../sse/parse.js';
 import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
-import { EXCHANGE_JSON_VERSION, bodyJson } from './exchange-json.js';
+import { bodyJson, recordFacts } from './exchange-json.js';
 import type { RequestRecord } from './record.js';
 import { redactHeaders } from './redact.js';
 
 /** A line's pieces in order: text, and bodies embedded as their bytes. The last piece ends with the newline. */
 export type LineParts = (string | Buffer)[];
 
-/** Record fields that are not facts of the line (see `exchangeJson`). */
-const NOT_FACTS = new Set(['start', 'startedAt', 'exchange']);
-
 /**
  * One `--log-file` line (with its newline) for a request. `bodies: false` (--no-log-bodies): the
  * facts only, even when the exchange was captured (for --verbose or the inspector).
  */
 export function exchangeLine(r: RequestRecord, bodies = true): LineParts {
+  // The facts in one JSON.stringify of one object: a third of the allocation of writing them field by field.
+  const facts = JSON.stringify(recordFacts(r, isoTime(r.startedAt)));
+  if (!r.exchange || !bodies) return [`${facts}\n`];
   const line = new Line();
-  line.text += `{"v":${EXCHANGE_JSON_VERSION},"time":"${isoTime(r.startedAt)}"`;
-  for (const key of Object.keys(r)) {
-    if (!NOT_FACTS.has(key)) line.field(key, (r as unknown as Record<string, unknown>)[key]);
-  }
-  if (r.exchange && bodies) exchangePart(line, r.exchange);
+  line.text = facts.slice(0, -1);
+  exchangePart(line, r.exchange);
   line.text += '}\n';
   return line.end();
 }
