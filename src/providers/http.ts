@@ -3,15 +3,17 @@
  * provider (a provider has one origin), with the provider's timeouts. Calling the
  * pool with a precomputed path skips what `undici.request(url)` does per call
  * (URL parsing, the Agent's pool lookup): about a fifth of the gateway's own CPU
- * per small request in the benchmark's profile.
+ * per small request in the benchmark's profile. An answer to a request that asked for
+ * no stream is read whole through `dispatch` (whole-answer.ts), streams through `request`.
  */
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { credentialHeaders, endpointUrl } from './endpoints.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './types.js';
-import type { AbortState } from './abort.js';
+import type { AbortState, CallAbort } from './abort.js';
 import { Pool, errors } from './undici-lean.js';
+import { WholeAnswerHandler } from './whole-answer.js';
 
 export interface HttpProviderDeps {
   /** Replaces the provider's own Agent (tests inject failures this way). */
@@ -51,31 +53,49 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
   return {
     id: config.id,
     config,
-    async send(req: UpstreamRequest): Promise<UpstreamResponse> {
-      // `req.signal` may be made on first read: the cheaper `abort` avoids that.
-      const signal = req.abort ?? req.signal;
+    send(req: UpstreamRequest): Promise<UpstreamResponse> {
       const headers: string[] = [];
       // The client's names arrive lower-cased (upstreamHeaders), as `fixed` holds its own.
       for (const name in req.headers) if (!fixed.has(name)) headers.push(name, req.headers[name]!);
       for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
-      try {
-        const res = await dispatcher.request({
-          origin: base.origin,
-          path: pathFor(req.protocol, req.operation),
-          method: 'POST',
-          headers,
-          body: req.body,
-          signal,
-        });
-        return { status: res.statusCode, headers: res.headers, body: res.body };
-      } catch (err) {
-        throw transportError(err, config, signal);
-      }
+      const options = { origin: base.origin, path: pathFor(req.protocol, req.operation), method: 'POST' as const, headers, body: req.body };
+      // No stream asked for: the answer is read whole, without a Readable (see whole-answer.ts).
+      if (req.stream === false && req.abort) return sendForWhole(dispatcher, options, req.abort, config);
+      return sendForStream(dispatcher, options, req, config);
     },
     async close() {
       await ownPool?.close();
     },
   };
+}
+
+async function sendForStream(
+  dispatcher: Dispatcher,
+  options: Dispatcher.DispatchOptions,
+  req: UpstreamRequest,
+  config: ProviderConfig,
+): Promise<UpstreamResponse> {
+  // `req.signal` may be made on first read: the cheaper `abort` avoids that.
+  const signal = req.abort ?? req.signal;
+  try {
+    const res = await dispatcher.request({ ...options, signal });
+    return { status: res.statusCode, headers: res.headers, body: res.body };
+  } catch (err) {
+    throw transportError(err, config, signal);
+  }
+}
+
+function sendForWhole(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CallAbort, config: ProviderConfig): Promise<UpstreamResponse> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(transportError(signal.reason, config, signal));
+      return;
+    }
+    dispatcher.dispatch(
+      options,
+      new WholeAnswerHandler(signal, (err, answer) => (err ? reject(transportError(err, config, signal)) : resolve(answer!))),
+    );
+  });
 }
 
 /** Maps undici's failures to what the caller should see; the cause stays for the log. */

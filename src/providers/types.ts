@@ -19,6 +19,11 @@ export interface UpstreamRequest {
   readonly body: Buffer;
   /** The same body, parsed (read-only: `body` is what goes on the wire). */
   readonly json: Readonly<Record<string, unknown>>;
+  /**
+   * Whether the caller asked for a stream. When false (and `abort` is given) a transport may read
+   * the answer whole before it resolves, and give its body as a Buffer.
+   */
+  readonly stream?: boolean;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**
@@ -31,7 +36,13 @@ export interface UpstreamRequest {
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** The body as it arrives (made from `whole` on first use when the answer was read whole). */
   readonly body: Readable;
+  /**
+   * The body, when the transport read it whole before resolving (see `UpstreamRequest.stream`):
+   * all of a 2xx answer, the first 64 KiB of an error answer.
+   */
+  readonly whole?: Buffer;
 }
 
 export interface Provider {

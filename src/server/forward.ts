@@ -27,10 +27,10 @@ import { captureUpstream, relay, type RelayContext, type Translation } from './r
 import type { BodyTree } from './body-tree.js';
 import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
 import { readText } from './upstream-body.js';
+import { ERROR_BODY_LIMIT } from '../providers/whole-answer.js';
 import { upstreamHeaders } from './upstream-headers.js';
 
 /** Error bodies are read up to this size; the rest is discarded. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
 const NONE: ReadonlySet<Feature> = new Set();
 
@@ -252,7 +252,9 @@ function send(f: Forwarding, route: Route, prepared: Prepared): Promise<Upstream
     if (!route.plan.translator) attempt.body.parsedJson = true;
     exchange.attempts.push(attempt);
   }
-  return route.provider.send(new Outgoing(route.plan.upstreamProtocol, f.operation, headers, prepared.body, prepared.json, f.body, f.controller));
+  return route.provider.send(
+    new Outgoing(route.plan.upstreamProtocol, f.operation, headers, prepared.body, prepared.json, f.body, f.controller, f.info.stream),
+  );
 }
 
 /**
@@ -270,6 +272,7 @@ class Outgoing implements UpstreamRequest {
     private readonly translated: Record<string, unknown> | undefined,
     private readonly caller: BodyTree,
     readonly abort: CallAbort,
+    readonly stream: boolean,
   ) {}
 
   get json(): Record<string, unknown> {
@@ -293,7 +296,8 @@ async function httpFailure(f: Forwarding, route: Route, upstream: UpstreamRespon
     attempt.status = upstream.status;
     attempt.responseHeaders = upstream.headers;
   }
-  const text = scrubCredential(await readText(upstream.body, ERROR_BODY_LIMIT, f.controller.signal), route.provider.config);
+  const raw = upstream.whole ? upstream.whole.toString('utf8', 0, ERROR_BODY_LIMIT) : await readText(upstream.body, ERROR_BODY_LIMIT, f.controller.signal);
+  const text = scrubCredential(raw, route.provider.config);
   if (attempt) captureUpstream(relayContext(f, route.provider, undefined), attempt, text);
   return upstreamHttpError(route.provider.config, upstream.status, upstream.headers, text);
 }

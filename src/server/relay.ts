@@ -63,14 +63,31 @@ export function relay(upstream: UpstreamResponse, ctx: RelayContext): Promise<vo
   return relayWhole(upstream, headers, contentType, ctx, attempt);
 }
 
-async function relayWhole(
+/** A whole answer: read whole already by the transport (most), or read here. */
+function relayWhole(
   upstream: UpstreamResponse,
   headers: Record<string, string | number>,
   contentType: string,
   ctx: RelayContext,
   attempt: UpstreamAttempt | undefined,
 ): Promise<void> {
-  const body = await readAll(upstream.body, ctx.provider.config, ctx.signal);
+  if (upstream.whole) {
+    sendWhole(upstream, upstream.whole, headers, contentType, ctx, attempt);
+    return DONE;
+  }
+  return readAll(upstream.body, ctx.provider.config, ctx.signal).then((body) => sendWhole(upstream, body, headers, contentType, ctx, attempt));
+}
+
+const DONE = Promise.resolve();
+
+function sendWhole(
+  upstream: UpstreamResponse,
+  body: Buffer,
+  headers: Record<string, string | number>,
+  contentType: string,
+  ctx: RelayContext,
+  attempt: UpstreamAttempt | undefined,
+): void {
   // passBackHeaders made this object for this answer alone.
   headers['content-length'] = body.length;
   if (attempt) {
