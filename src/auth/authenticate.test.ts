@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { Config, GatewayKey } from '../config/types.js';
 import { GatewayError } from '../errors.js';
-import { authenticate, digestKey, extractKey } from './authenticate.js';
+import { authenticate, digestKey, extractKey, sameText } from './authenticate.js';
 
 const digest = (k: string) => createHash('sha256').update(k).digest('hex');
 const alice: GatewayKey = { digest: digest('mg-alice'), id: digest('mg-alice').slice(0, 8), name: 'alice', group: 'dev' };
@@ -34,6 +34,32 @@ describe('authenticate', () => {
     expect(kind(() => authenticate(config, { authorization: 'Bearer mg-bob' }, 'bearer'))).toBe('authentication');
     expect(kind(() => authenticate(config, { authorization: 'Bearer mg-alicf' }, 'bearer'))).toBe('authentication');
     expect(kind(() => authenticate(config, { 'x-api-key': 'mg-alice' }, 'bearer'))).toBe('authentication');
+  });
+
+  it('remembers the key a connection authenticated with, for that config only', () => {
+    const connection = {};
+    const other = {};
+    expect(authenticate(config, { authorization: 'Bearer mg-alice' }, 'bearer', connection)).toBe(alice);
+    // A wrong key on the same connection is checked, not taken from memory; the remembered one still works after it.
+    expect(kind(() => authenticate(config, { authorization: 'Bearer mg-alicf' }, 'bearer', connection))).toBe('authentication');
+    expect(kind(() => authenticate(config, { authorization: 'Bearer mg-alice2' }, 'bearer', connection))).toBe('authentication');
+    expect(authenticate(config, { 'x-api-key': 'mg-alice' }, 'anthropic', connection)).toBe(alice);
+    // Another connection proves its own key.
+    expect(kind(() => authenticate(config, { authorization: 'Bearer mg-bob' }, 'bearer', other))).toBe('authentication');
+    // A reload that drops the key: the new config refuses it on the connection that had it.
+    const reloaded = { keys: new Map() } as unknown as Config;
+    expect(kind(() => authenticate(reloaded, { authorization: 'Bearer mg-alice' }, 'bearer', connection))).toBe('authentication');
+  });
+
+  it.each([
+    ['mg-alice', 'mg-alice', true],
+    ['mg-alice', 'mg-alicf', false],
+    ['mg-alice', 'ng-alice', false],
+    ['mg-alice', 'mg-alic', false],
+    ['', '', true],
+    ['é', 'e', false],
+  ])('sameText(%j, %j) is %s', (a, b, equal) => {
+    expect(sameText(a, b)).toBe(equal);
   });
 
   // The common `Bearer <key>` is read without the regular expression; every other spelling falls through to it.

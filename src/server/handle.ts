@@ -167,7 +167,7 @@ function serve(
 }
 
 function identify(config: Config, req: IncomingMessage, record: RequestRecord, style: 'anthropic' | 'bearer') {
-  const key: GatewayKey = authenticate(config, req.headers, style);
+  const key: GatewayKey = authenticate(config, req.headers, style, req.socket);
   record.keyGroup = key.group;
   record.keyId = key.id;
   if (key.name) record.keyName = key.name;

@@ -2,7 +2,7 @@
  * `Gateway.reload` on the real gateway: a request keeps the state it arrived under, new
  * requests get the new one, and replaced providers close only after their last request.
  */
-import { request } from 'undici';
+import { Client, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseConfig } from '#src/config/parse.js';
 import type { WrittenConfig } from '#src/config/schema.js';
@@ -127,6 +127,33 @@ describe('Gateway.reload', () => {
       expect(await onA.text).toContain('"model":"from-a"');
       await within(toB.retired, 1000, 'the state of the A request to retire');
     } finally {
+      await gw.close();
+    }
+  });
+
+  it('refuses a key the new config dropped, on a connection that authenticated with it before', async () => {
+    const gw = await startGateway(written(a.url));
+    // One connection, kept alive across both requests.
+    const client = new Client(gw.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    const call = () =>
+      client.request({
+        path: '/v1/models',
+        method: 'GET',
+        headers: { authorization: `Bearer ${GATEWAY_KEY}` },
+      });
+    try {
+      const before = await call();
+      await before.body.dump();
+      expect(before.statusCode).toBe(200);
+      gw.gateway.reload(parseConfig({ ...written(a.url), keyGroups: { dev: { keys: ['mg-someone-else-0123456789'] } } }, { env: {} }));
+      const after = await call();
+      expect(after.statusCode).toBe(401);
+      expect(((await after.body.json()) as { error: { message: string } }).error.message).toMatch(/^Invalid API key/);
+      expect(connections).toBe(1);
+    } finally {
+      await client.close();
       await gw.close();
     }
   });
