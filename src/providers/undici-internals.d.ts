@@ -25,8 +25,3 @@ declare module 'undici/lib/dispatcher/pool.js' {
   const PoolClass: typeof Pool;
   export = PoolClass;
 }
-
-declare module 'undici/lib/core/util.js' {
-  const util: { parseHeaders(headers: Buffer[], obj?: Record<string, string | string[]>): Record<string, string | string[]> };
-  export = util;
-}

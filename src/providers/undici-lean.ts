@@ -1,6 +1,6 @@
 /**
- * The part of undici the gateway uses at serve time (`Pool`, `Dispatcher#request`, `errors`, `parseHeaders`),
- * loaded from undici's own files instead of its index. The index also loads the Agent, proxy agents, mocks, caches,
+ * The part of undici the gateway uses at serve time (`Pool`, `Dispatcher#request`, `errors`), loaded from
+ * undici's own files instead of its index. The index also loads the Agent, proxy agents, mocks, caches,
  * interceptors, fetch, WebSocket...: about 8 MB of resident memory that an idle gateway never uses.
  *
  * This reaches into undici's internal layout (`lib/...`), which is not a public API: `undici-lean.test.ts`
@@ -12,12 +12,9 @@ import api from 'undici/lib/api/index.js';
 import undiciErrors from 'undici/lib/core/errors.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import UndiciPool from 'undici/lib/dispatcher/pool.js';
-import undiciUtil from 'undici/lib/core/util.js';
 
 // What undici's index.js does: the request/stream/pipeline/... methods live on every dispatcher's prototype.
 Object.assign(Dispatcher.prototype, api);
 
 export const Pool: typeof Undici.Pool = UndiciPool;
 export const errors: typeof Undici.errors = undiciErrors;
-/** undici's own header parsing, as `Dispatcher#request` gives `headers`: names lower-cased, repeats as arrays. */
-export const parseHeaders: (raw: Buffer[]) => Record<string, string | string[] | undefined> = undiciUtil.parseHeaders;

@@ -8,7 +8,7 @@ import { GatewayError } from '../errors.js';
 import { CallAbort } from './abort.js';
 import { createHttpProvider } from './http.js';
 import type { Provider, UpstreamResponse } from './types.js';
-import { ERROR_BODY_LIMIT } from './whole-answer.js';
+import { ERROR_BODY_LIMIT, headersOf } from './whole-answer.js';
 
 /** An upstream whose answer each test picks by path; it counts the connections it was given. */
 let server: Server;
@@ -195,5 +195,26 @@ describe('an answer read whole (a request that asked for no stream)', () => {
     } finally {
       await p.close();
     }
+  });
+});
+
+const HEADER_CASES: { raw: string[]; expected: Record<string, string | string[]> }[] = [
+  { raw: ['Content-Type', 'application/json', 'X-Id', 'r1'], expected: { 'content-type': 'application/json', 'x-id': 'r1' } },
+  { raw: ['Set-Cookie', 'a=1', 'set-cookie', 'b=2', 'SET-COOKIE', 'c=3'], expected: { 'set-cookie': ['a=1', 'b=2', 'c=3'] } },
+  { raw: ['constructor', 'x', 'toString', 'y'], expected: { constructor: 'x', tostring: 'y' } },
+  { raw: ['x-latin', '\u00e9t\u00e9'], expected: { 'x-latin': '\u00e9t\u00e9' } },
+  { raw: [], expected: {} },
+];
+
+describe('headersOf', () => {
+  it.each(HEADER_CASES)('reads $raw as Dispatcher#request does', ({ raw, expected }) => {
+    const parsed = headersOf(raw.map((s) => Buffer.from(s, 'latin1')));
+    expect({ ...parsed }).toEqual(expected);
+  });
+
+  it('keeps a header named __proto__ as a header, not as the prototype', () => {
+    const parsed = headersOf([Buffer.from('__proto__'), Buffer.from('x')]);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value).toBe('x');
   });
 });

@@ -13,7 +13,6 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import type { CallAbort } from './abort.js';
 import type { UpstreamResponse } from './types.js';
-import { parseHeaders } from './undici-lean.js';
 
 /** How much of an error answer (non-2xx) is kept: enough for any provider's error JSON. The rest is read and dropped. */
 export const ERROR_BODY_LIMIT = 64 * 1024;
@@ -94,7 +93,7 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
     this.signal?.off('abort', this.onAbort);
     const { chunks } = this;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    this.settle(undefined, new WholeAnswer(this.status, parseHeaders(this.rawHeaders ?? []), body));
+    this.settle(undefined, new WholeAnswer(this.status, headersOf(this.rawHeaders ?? []), body));
   }
 
   onError(err: Error): void {
@@ -108,4 +107,25 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
 function abortReason(signal: CallAbort): Error {
   const reason = signal.reason;
   return reason instanceof Error ? reason : new Error('The request was aborted.');
+}
+
+/**
+ * Raw header pairs as `Dispatcher#request` gives them: names lower-cased, values as latin1 text, a
+ * repeated header as an array. (undici's own parser lives in a file that, imported from ESM, cost
+ * the idle gateway 3 MB of resident memory.)
+ */
+export function headersOf(raw: readonly Buffer[]): Record<string, string | string[] | undefined> {
+  const out: Record<string, string | string[] | undefined> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toString('latin1').toLowerCase();
+    const value = raw[i + 1]!.toString('latin1');
+    // Own properties only: a header named `constructor` or `__proto__` is a header like any other.
+    const seen = Object.hasOwn(out, name) ? out[name] : undefined;
+    if (seen === undefined) {
+      if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, configurable: true, writable: true });
+      else out[name] = value;
+    } else if (typeof seen === 'string') out[name] = [seen, value];
+    else seen.push(value);
+  }
+  return out;
 }
