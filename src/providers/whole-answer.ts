@@ -47,7 +47,6 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private status = 0;
   private rawHeaders: Buffer[] | undefined;
   private readonly chunks: Buffer[] = [];
-  private size = 0;
   private kept = 0;
   private abortCall: ((reason: Error) => void) | undefined;
   private done = false;
@@ -78,7 +77,6 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onData(chunk: Buffer): boolean {
-    this.size += chunk.length;
     // An error answer is kept up to its limit; the rest is read, so the connection can be reused.
     if (this.status < 300 || this.kept < ERROR_BODY_LIMIT) {
       this.chunks.push(chunk);
