@@ -183,19 +183,22 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     }
   }
 
+  /**
+   * The log file's whole lines. The gateway may be writing a batch as the file is read: a last
+   * line without its newline is not complete yet.
+   */
+  const completeLines = (logFile: string): string[] => (existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(0, -1).filter(Boolean) : []);
+
   /** The log-file entries from index `before` on, once `count` of them are written. */
   async function newEntries({ logFile }: Gw, before: number, count: number): Promise<LogEntry[]> {
     const until = Date.now() + 5_000;
     for (;;) {
-      const entries = existsSync(logFile)
-        ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogEntry)
-        : [];
+      const entries = completeLines(logFile).map((l) => JSON.parse(l) as LogEntry);
       if (entries.length >= before + count || Date.now() > until) return entries.slice(before);
       await new Promise((r) => setTimeout(r, 20));
     }
   }
-  const entryCount = ({ logFile }: Gw): number =>
-    existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').filter(Boolean).length : 0;
+  const entryCount = ({ logFile }: Gw): number => completeLines(logFile).length;
 
   const asObject = (body: unknown): Record<string, unknown> =>
     (typeof body === 'string' ? JSON.parse(body) : body) as Record<string, unknown>;
