@@ -296,7 +296,25 @@ async function measureTarget(target, upstream, variant) {
   }
 
   // Every phase above ran at <= 50 concurrent: its peak, 100 KB bodies included (scenario 7 has its own process).
-  if (!isDirect) m.memPeakLoadMb = memoryMb(target.pid).hwm;
+  if (!isDirect) {
+    m.memPeakLoadMb = memoryMb(target.pid).hwm;
+
+    // (7) soak, on this process, whose heap has settled through every phase above (a fresh process's RSS grows
+    // for its first minute or so under load, until its first full collection): 400 req/s non-streaming plus
+    // 25 concurrent streams, RSS sampled twice a second.
+    const samples = await sampleRss(target.pid, 500, () =>
+      Promise.all([
+        loadPhase(ctx, target, { mode: 'openloop', path: '/v1/chat/completions', headers: H.bearer, bodyFile: B.chat, rate: 400, connections: 64, warmupMs: 0, durationMs: D.soakMs }),
+        loadPhase(ctx, target, { mode: 'requests', path: '/v1/chat/completions', headers: H.bearer, stream: true, kind: 'chat', bodyFile: B.chatStream, concurrency: 25, warmupMs: 0, durationMs: D.soakMs }),
+      ]).then(([a, b]) => (m.soakFailed = a.failed + b.failed)),
+    );
+    const q = Math.floor(samples.length / 4);
+    const early = spread(samples.slice(q, 2 * q)).median;
+    const late = spread(samples.slice(3 * q)).median;
+    Object.assign(m, { soakEarlyMb: early, soakLateMb: late, soakGrowthPct: (100 * (late - early)) / early });
+    log(`    soak     RSS ${fmt(early)} → ${fmt(late)} MB (${fmt(m.soakGrowthPct)}%), failed ${m.soakFailed}`);
+    await inspectorAfter('soak');
+  }
   if (m.inspectorOn) {
     const mib = (b) => fmt(b / 2 ** 20);
     log(`    inspector, unwatched: held at most ${mib(m.inspectorPeakBytes)} of ${mib(m.inspectorMaxBytes)} MiB; after each phase: ` +
@@ -308,7 +326,8 @@ async function measureTarget(target, upstream, variant) {
 /**
  * (7) Memory, on a fresh process of the gateway or the reference, so no earlier phase sets its figures (RSS
  * grown under 100 KB bodies does not shrink back): the peak while 50 streams are open at once, then the
- * peak while 500 are (its own peak: VmHWM is reset in between where the kernel allows), then the soak.
+ * peak while 500 are (its own peak: VmHWM is reset in between where the kernel allows). The soak runs at the end
+ * of measureTarget instead.
  * Streams of 50 chunks 50 ms apart, so each stays open 2.5 s. Idle RSS is measured by measureTarget.
  */
 async function measureMemory(target) {
@@ -335,18 +354,6 @@ async function measureMemory(target) {
   Object.assign(m, { st50MemFailed: st50.failed, st500Failed: st500.failed, st500Streams: st500.completed });
   log(`    memory   peak@50 streams ${fmt(m.memPeak50Mb)} MB (${st50.completed} streams), peak@500 streams ${fmt(m.memPeak500Mb)} MB (${st500.completed} streams), failed ${st50.failed + st500.failed}`);
 
-  // Soak: 400 req/s non-streaming plus 25 concurrent streams, RSS sampled twice a second.
-  const samples = await sampleRss(target.pid, 500, () =>
-    Promise.all([
-      loadPhase(ctx, target, { mode: 'openloop', path: '/v1/chat/completions', headers: H.bearer, bodyFile: B.chat, rate: 400, connections: 64, warmupMs: 0, durationMs: D.soakMs }),
-      loadPhase(ctx, target, { mode: 'requests', path: '/v1/chat/completions', headers: H.bearer, stream: true, kind: 'chat', bodyFile: B.chatStream, concurrency: 25, warmupMs: 0, durationMs: D.soakMs }),
-    ]).then(([a, b]) => (m.soakFailed = a.failed + b.failed)),
-  );
-  const q = Math.floor(samples.length / 4);
-  const early = spread(samples.slice(q, 2 * q)).median;
-  const late = spread(samples.slice(3 * q)).median;
-  Object.assign(m, { soakEarlyMb: early, soakLateMb: late, soakGrowthPct: (100 * (late - early)) / early });
-  log(`    soak     RSS ${fmt(early)} → ${fmt(late)} MB (${fmt(m.soakGrowthPct)}%), failed ${m.soakFailed}`);
   return m;
 }
 
