@@ -118,7 +118,7 @@ class Line {
 
   /** `"key":value` as `JSON.stringify` writes a property, or nothing for what it leaves out (undefined). */
   field(key: string, value: unknown): void {
-    // Most of a record's fields are still undefined: skipped without a call into JSON.stringify.
+    // An attempt's optional fields: what is not there is skipped without a call into JSON.stringify.
     if (value === undefined) return;
     const json = typeof value === 'number' ? numberJson(value) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
     if (json === undefined) return;

@@ -52,19 +52,19 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   private done = false;
 
   constructor(
-    private readonly signal: CallAbort | undefined,
+    private readonly signal: CallAbort,
     private readonly settle: Settle,
   ) {
-    signal?.once('abort', this.onAbort);
+    signal.once('abort', this.onAbort);
   }
 
   private readonly onAbort = (): void => {
     // Before the connection is there, onConnect aborts; after, undici calls onError with the reason.
-    this.abortCall?.(abortReason(this.signal!));
+    this.abortCall?.(abortReason(this.signal));
   };
 
   onConnect(abort: (reason?: Error) => void): void {
-    if (this.signal?.aborted) abort(abortReason(this.signal));
+    if (this.signal.aborted) abort(abortReason(this.signal));
     else this.abortCall = abort;
   }
 
@@ -88,7 +88,7 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   onComplete(): void {
     if (this.done) return;
     this.done = true;
-    this.signal?.off('abort', this.onAbort);
+    this.signal.off('abort', this.onAbort);
     const { chunks } = this;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     this.settle(undefined, new WholeAnswer(this.status, headersOf(this.rawHeaders ?? []), body));
@@ -97,7 +97,7 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   onError(err: Error): void {
     if (this.done) return;
     this.done = true;
-    this.signal?.off('abort', this.onAbort);
+    this.signal.off('abort', this.onAbort);
     this.settle(err, undefined);
   }
 }

@@ -18,6 +18,7 @@ import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
 import type { CallAbort } from '../providers/abort.js';
 import type { Operation, Provider, UpstreamRequest, UpstreamResponse } from '../providers/types.js';
 import { scrubCredential, upstreamHttpError } from '../providers/upstream-error.js';
+import { ERROR_BODY_LIMIT } from '../providers/whole-answer.js';
 import { findModel, resolveModel, type Target } from '../routing/resolve-model.js';
 import type { TranslateContext } from '../translate/ir.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
@@ -27,10 +28,8 @@ import { captureUpstream, relay, type RelayContext, type Translation } from './r
 import type { BodyTree } from './body-tree.js';
 import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
 import { readText } from './upstream-body.js';
-import { ERROR_BODY_LIMIT } from '../providers/whole-answer.js';
 import { upstreamHeaders } from './upstream-headers.js';
 
-/** Error bodies are read up to this size; the rest is discarded. */
 const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
 const NONE: ReadonlySet<Feature> = new Set();
 
