@@ -25,7 +25,7 @@ export type Outcome =
   | { readonly kind: 'not-stream'; readonly contentType: string }
   | { readonly kind: 'bad'; readonly detail: string };
 
-async function readBody(body: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+async function readBody(body: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -3,16 +3,18 @@
  * provider (a provider has one origin), with the provider's timeouts. Calling the
  * pool with a precomputed path skips what `undici.request(url)` does per call
  * (URL parsing, the Agent's pool lookup): about a fifth of the gateway's own CPU
- * per small request in the benchmark's profile. An answer to a request that asked for
- * no stream is read whole through `dispatch` (whole-answer.ts), streams through `request`.
+ * per small request in the benchmark's profile. Answers come through `dispatch` and a handler of
+ * our own, without a Readable: read whole for a request that asked for no stream
+ * (whole-answer.ts), handed on chunk by chunk for one that did (streamed-answer.ts).
  */
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { credentialHeaders, endpointUrl } from './endpoints.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from './types.js';
-import type { AbortState, CallAbort } from './abort.js';
+import { CallAbort, type AbortState } from './abort.js';
 import { Pool, errors } from './undici-lean.js';
+import { StreamAnswerHandler } from './streamed-answer.js';
 import { WholeAnswerHandler } from './whole-answer.js';
 
 export interface HttpProviderDeps {
@@ -59,9 +61,9 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
       for (const name in req.headers) if (!fixed.has(name)) headers.push(name, req.headers[name]!);
       for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
       const options = { origin: base.origin, path: pathFor(req.protocol, req.operation), method: 'POST' as const, headers, body: req.body };
-      // No stream asked for: the answer is read whole, without a Readable (see whole-answer.ts).
-      if (req.stream === false && req.abort) return sendForWhole(dispatcher, options, req.abort, config);
-      return sendForStream(dispatcher, options, req, config);
+      // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
+      const Handler = req.stream === false ? WholeAnswerHandler : StreamAnswerHandler;
+      return dispatchCall(dispatcher, options, callAbort(req), config, Handler);
     },
     async close() {
       await ownPool?.close();
@@ -69,33 +71,31 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
   };
 }
 
-async function sendForStream(
+/** Dispatches the call with `handler`; a failure before the answer's headers rejects, mapped by transportError. */
+function dispatchCall(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
-  req: UpstreamRequest,
+  signal: CallAbort,
   config: ProviderConfig,
+  Handler: typeof WholeAnswerHandler | typeof StreamAnswerHandler,
 ): Promise<UpstreamResponse> {
-  // `req.signal` may be made on first read: the cheaper `abort` avoids that.
-  const signal = req.abort ?? req.signal;
-  try {
-    const res = await dispatcher.request({ ...options, signal });
-    return { status: res.statusCode, headers: res.headers, body: res.body };
-  } catch (err) {
-    throw transportError(err, config, signal);
-  }
-}
-
-function sendForWhole(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, signal: CallAbort, config: ProviderConfig): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(transportError(signal.reason, config, signal));
       return;
     }
-    dispatcher.dispatch(
-      options,
-      new WholeAnswerHandler(signal, (err, answer) => (err ? reject(transportError(err, config, signal)) : resolve(answer!))),
-    );
+    dispatcher.dispatch(options, new Handler(signal, (err, answer) => (err ? reject(transportError(err, config, signal)) : resolve(answer!))));
   });
+}
+
+/** The cheap CallAbort, or one that follows the request's AbortSignal (a caller that gave only that). */
+function callAbort(req: UpstreamRequest): CallAbort {
+  if (req.abort) return req.abort;
+  const abort = new CallAbort();
+  const { signal } = req;
+  if (signal.aborted) abort.abort(signal.reason);
+  else signal.addEventListener('abort', () => abort.abort(signal.reason), { once: true });
+  return abort;
 }
 
 /** Maps undici's failures to what the caller should see; the cause stays for the log. */

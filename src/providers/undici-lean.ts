@@ -1,5 +1,5 @@
 /**
- * The part of undici the gateway uses at serve time (`Pool`, `Dispatcher#request`, `errors`), loaded from
+ * The part of undici the gateway uses at serve time (`Pool` and its `dispatch`, `errors`), loaded from
  * undici's own files instead of its index. The index also loads the Agent, proxy agents, mocks, caches,
  * interceptors, fetch, WebSocket...: about 8 MB of resident memory that an idle gateway never uses.
  *
@@ -14,6 +14,8 @@ import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import UndiciPool from 'undici/lib/dispatcher/pool.js';
 
 // What undici's index.js does: the request/stream/pipeline/... methods live on every dispatcher's prototype.
+// The gateway calls only `dispatch` now, but a Pool from here stays the Pool its type says it is (the
+// methods cost no measurable memory: idle RSS 66.7 MB with them, 66.65 without, 4 fresh processes each).
 Object.assign(Dispatcher.prototype, api);
 
 export const Pool: typeof Undici.Pool = UndiciPool;

@@ -65,7 +65,7 @@ function send(p: Provider, route: string, abort = new CallAbort(), stream = fals
   });
 }
 
-async function text(body: NodeJS.ReadableStream): Promise<string> {
+async function text(body: AsyncIterable<Buffer>): Promise<string> {
   let out = '';
   for await (const chunk of body) out += String(chunk);
   return out;

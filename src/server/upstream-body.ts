@@ -1,10 +1,10 @@
 /** Reading an upstream body whole: for JSON answers, and for error bodies (bounded). */
-import type { Readable } from 'node:stream';
 import { transportError } from '../providers/http.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { AbortState } from '../providers/abort.js';
+import type { UpstreamBody } from '../providers/types.js';
 
-export function readAll(body: Readable, provider: ProviderConfig, signal: AbortState): Promise<Buffer> {
+export function readAll(body: UpstreamBody, provider: ProviderConfig, signal: AbortState): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     body.on('data', (c: Buffer) => chunks.push(c));
@@ -14,7 +14,7 @@ export function readAll(body: Readable, provider: ProviderConfig, signal: AbortS
 }
 
 /** Reads up to `limit` bytes as text and discards the rest, so the connection can be reused. */
-export function readText(body: Readable, limit: number, signal: AbortSignal): Promise<string> {
+export function readText(body: UpstreamBody, limit: number, signal: AbortSignal): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

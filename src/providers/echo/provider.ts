@@ -38,11 +38,18 @@ export interface EchoDeps {
 
 const randomId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
-export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}): Provider {
+/** An answer of the echo provider: its body is a Readable. */
+export type EchoResponse = UpstreamResponse & { readonly body: Readable };
+
+export interface EchoProvider extends Provider {
+  send(request: UpstreamRequest): Promise<EchoResponse>;
+}
+
+export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}): EchoProvider {
   const now = deps.now ?? Date.now;
   const newId = deps.newId ?? randomId;
 
-  async function send(request: UpstreamRequest): Promise<UpstreamResponse> {
+  async function send(request: UpstreamRequest): Promise<EchoResponse> {
     const { protocol, json } = request;
     const requestId = { [protocol === 'messages' ? 'request-id' : 'x-request-id']: newId('req_echo') };
     if (request.operation === 'count_tokens') {
@@ -63,12 +70,12 @@ export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}):
   return { id: config.id, config, send, close: async () => {} };
 }
 
-function jsonResponse(value: unknown, headers: Record<string, string>, signal: AbortSignal): UpstreamResponse {
+function jsonResponse(value: unknown, headers: Record<string, string>, signal: AbortSignal): EchoResponse {
   const body = Readable.from([Buffer.from(JSON.stringify(value))], { objectMode: false });
   return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: addAbortSignal(signal, body) };
 }
 
-function sseResponse(events: readonly SseEvent[], headers: Record<string, string>, signal: AbortSignal): UpstreamResponse {
+function sseResponse(events: readonly SseEvent[], headers: Record<string, string>, signal: AbortSignal): EchoResponse {
   async function* frames(): AsyncGenerator<Buffer> {
     for (const event of events) {
       if (signal.aborted) return;

@@ -1,0 +1,267 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUTS } from '../config/schema.js';
+import type { ProviderConfig } from '../config/types.js';
+import { GatewayError } from '../errors.js';
+import { readText } from '../server/upstream-body.js';
+import { CallAbort } from './abort.js';
+import { createHttpProvider } from './http.js';
+import type { Provider, UpstreamBody, UpstreamResponse } from './types.js';
+
+/** An upstream whose answer each test picks by path; it keeps the connection each route was last asked on. */
+let server: Server;
+let origin: string;
+const sockets: Record<string, Socket> = {};
+const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void> = {};
+const sse = (n: number) => `data: {"n":${n}}\n\n`;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    req.resume();
+    const route = req.headers['x-route'] as string;
+    sockets[route] = req.socket;
+    req.on('end', () => routes[route]!(req, res));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+let p: Provider;
+beforeAll(() => {
+  const config: ProviderConfig = {
+    id: 'p',
+    type: 'openai',
+    baseUrl: `${origin}/v1`,
+    apiKey: 'sk-upstream',
+    headers: {},
+    protocols: new Set(['chat']),
+    timeouts: { ...DEFAULT_TIMEOUTS, idleMs: 2_000 },
+    retries: 0,
+  };
+  p = createHttpProvider(config);
+});
+afterAll(() => p.close());
+
+function send(route: string, abort = new CallAbort()): Promise<UpstreamResponse> {
+  const json = { model: 'm', stream: true, messages: [] };
+  return p.send({
+    protocol: 'chat',
+    operation: 'create',
+    headers: { 'content-type': 'application/json', 'x-route': route },
+    body: Buffer.from(JSON.stringify(json)),
+    json,
+    stream: true,
+    abort,
+    get signal() {
+      return abort.signal;
+    },
+  });
+}
+
+/** Reads a body through the listener surface the relays use; `onChunk` may pause it. */
+function read(body: UpstreamBody, onChunk?: (chunk: Buffer, count: number) => void) {
+  const chunks: Buffer[] = [];
+  const done = new Promise<{ text: string; error?: Error }>((resolve) => {
+    body.on('data', (chunk) => {
+      chunks.push(chunk);
+      onChunk?.(chunk, chunks.length);
+    });
+    body.once('end', () => resolve({ text: Buffer.concat(chunks).toString() }));
+    body.once('error', (error) => resolve({ text: Buffer.concat(chunks).toString(), error }));
+  });
+  return { chunks, done };
+}
+
+const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('a streamed answer (a request that asked for a stream)', () => {
+  afterEach(() => {
+    for (const key of Object.keys(routes)) delete routes[key];
+  });
+
+  it('resolves at the headers and hands over every chunk in order, then ends', async () => {
+    routes.paced = (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'X-Request-Id': 'up-1' });
+      let n = 0;
+      const next = () => (n < 5 ? (res.write(sse(n++)), setTimeout(next, 2)) : res.end(sse(99)));
+      next();
+    };
+    const res = await send('paced');
+    expect(res.status).toBe(200);
+    expect(res.headers).toMatchObject({ 'content-type': 'text/event-stream', 'x-request-id': 'up-1' });
+    expect(res.whole).toBeUndefined();
+    const { done } = read(res.body);
+    expect(await done).toEqual({ text: [0, 1, 2, 3, 4, 99].map(sse).join('') });
+  });
+
+  it('keeps what came with the headers until the reader is there', async () => {
+    routes.burst = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sse(1) + sse(2));
+    };
+    const res = await send('burst');
+    // The whole answer has been parsed by now; nothing may be lost for a reader that comes late.
+    await tick(20);
+    expect(res.body.readableLength).toBe((sse(1) + sse(2)).length);
+    expect(await read(res.body).done).toEqual({ text: sse(1) + sse(2) });
+  });
+
+  it('stops reading the socket for a reader that pauses, and goes on when it resumes', async () => {
+    const piece = 'x'.repeat(16 * 1024);
+    const pieces = 256; // 4 MiB: far more than the socket and the body hold while paused
+    let written = 0;
+    routes.big = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const pump = () => {
+        while (written < pieces) {
+          written++;
+          if (!res.write(piece)) return res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    };
+    const res = await send('big');
+    const { chunks, done } = read(res.body, (_chunk, count) => {
+      if (count === 1) res.body.pause();
+    });
+    await tick(150);
+    // Paused: the upstream is held back by TCP, and the body holds little.
+    expect(chunks).toHaveLength(1);
+    expect(written).toBeLessThan(pieces);
+    expect(res.body.readableLength).toBeLessThan(1024 * 1024);
+    res.body.resume();
+    const { text, error } = await done;
+    expect(error).toBeUndefined();
+    expect(text.length).toBe(piece.length * pieces);
+  });
+
+  it('bounds what it holds for a reader that never comes', async () => {
+    routes.flood = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const piece = 'y'.repeat(64 * 1024);
+      const pump = () => {
+        while (res.write(piece));
+        res.once('drain', pump);
+      };
+      pump();
+    };
+    const res = await send('flood');
+    await tick(150);
+    expect(res.body.readableLength).toBeGreaterThan(0);
+    expect(res.body.readableLength).toBeLessThan(512 * 1024);
+    res.body.destroy();
+  });
+
+  it('hands over what came before an upstream that breaks off, then the error', async () => {
+    routes.broken = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse(1));
+      setTimeout(() => res.destroy(), 20);
+    };
+    const res = await send('broken');
+    const { text, error } = await read(res.body).done;
+    expect(text).toBe(sse(1));
+    expect(error).toBeInstanceOf(Error);
+  });
+
+  it('rejects with the abort reason before the headers, and gives it as the error after them', async () => {
+    routes.silent = () => undefined;
+    routes.hanging = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse(1));
+    };
+    const reason = new GatewayError('timeout', 'cap reached');
+    const early = new CallAbort();
+    const pending = send('silent', early);
+    setTimeout(() => early.abort(reason), 20);
+    await expect(pending).rejects.toBe(reason);
+
+    const late = new CallAbort();
+    const res = await send('hanging', late);
+    const reading = read(res.body, () => late.abort(reason));
+    expect(await reading.done).toEqual({ text: sse(1), error: reason });
+    expect(early.listenerCount('abort')).toBe(0);
+    expect(late.listenerCount('abort')).toBe(0);
+  });
+
+  it('closes the upstream connection when the reader destroys the body, and says nothing more', async () => {
+    routes.endless = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write(sse(0)), 5);
+      res.on('close', () => clearInterval(timer));
+    };
+    const res = await send('endless');
+    const events: string[] = [];
+    res.body.on('data', () => {
+      events.push('data');
+      res.body.destroy();
+    });
+    res.body.once('end', () => events.push('end'));
+    res.body.once('error', () => events.push('error'));
+    await tick(100);
+    expect(events).toEqual(['data']);
+    expect(sockets.endless!.destroyed).toBe(true);
+  });
+
+  it('can be read with for await, and leaving the loop early stops the call', async () => {
+    routes.ten = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      let n = 0;
+      const next = () => (n < 10 ? (res.write(sse(n++)), setTimeout(next, 2)) : res.end());
+      next();
+    };
+    let text = '';
+    for await (const chunk of (await send('ten')).body) text += chunk.toString();
+    expect(text).toBe([...Array(10).keys()].map(sse).join(''));
+
+    routes.endless = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const timer = setInterval(() => res.write(sse(0)), 5);
+      res.on('close', () => clearInterval(timer));
+    };
+    for await (const chunk of (await send('endless')).body) if (chunk.length > 0) break;
+    await tick(50);
+    expect(sockets.endless!.destroyed).toBe(true);
+  });
+
+  it('gives an error answer to readText, and keeps the connection for the next call', async () => {
+    routes.limited = (_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end('{"error":{"message":"slow down"}}');
+    };
+    const res = await send('limited');
+    expect(res.status).toBe(429);
+    expect(await readText(res.body, 1000, new AbortController().signal)).toBe('{"error":{"message":"slow down"}}');
+    await tick(20);
+    expect(sockets.limited!.destroyed).toBe(false);
+  });
+
+  it('skips informational answers (103 Early Hints)', async () => {
+    routes.hints = (_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload' });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(sse(7));
+    };
+    const res = await send('hints');
+    expect(res.status).toBe(200);
+    expect(res.headers.link).toBeUndefined();
+    expect(await read(res.body).done).toEqual({ text: sse(7) });
+  });
+
+  it('takes one listener per event', async () => {
+    routes.one = (_req, res) => res.end('x');
+    const res = await send('one');
+    const { done } = read(res.body);
+    expect(() => res.body.on('data', () => undefined)).toThrow(/one 'data' listener/);
+    expect(() => res.body.once('end', () => undefined)).toThrow(/one 'end' listener/);
+    expect(await done).toEqual({ text: 'x' });
+  });
+});
