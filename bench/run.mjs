@@ -92,10 +92,10 @@ const pathFor = (target, model, endpoint) => (target.name === 'direct' ? `${MODE
 // ---- one target, all phases --------------------------------------------------------------------
 /**
  * `variant` (gateway only): `{ target, stop }`, the same gateway with --no-inspector, already started and
- * idle. Its scenario-1 phase runs interleaved with the gateway's own (A-B-B-A), then it is stopped; its
- * figures go to `variant.result`.
+ * idle. `pairedRef` (gateway only, the same shape): a fresh reference forwarder. Their scenario-1 phases run
+ * interleaved with the gateway's own (A-B-C-C-B-A), then they are stopped; their figures go to `.result`.
  */
-async function measureTarget(target, upstream, variant) {
+async function measureTarget(target, upstream, variant, pairedRef) {
   const m = { hwmAfterMb: {} };
   /** Peak RSS after each phase, to see which one sets the peak (in the JSON only). */
   const hwm = (phase) => {
@@ -132,19 +132,28 @@ async function measureTarget(target, upstream, variant) {
   let thr;
   if (!variant) thr = await smallThr(target);
   else {
-    // A-B-B-A: each process gets the same treatment (a warm-up and a window, then a short warm-up on fresh
+    // A-B-C-C-B-A: each process gets the same treatment (a warm-up and a window, then a short warm-up on fresh
     // connections and a second window), in mirrored order, so neither a drift in the machine's load nor being
     // measured first or last favours one. (A-B-A with a cold second window put the gateway 10-20 % behind its
-    // twin in every round, while instruction counts showed them equal.)
+    // twin in every round, while instruction counts showed them equal.) The reference measured in its own turn,
+    // a minute or more away, moved with the machine: one run's rounds put the gateway at 1.50x, 1.66x and 0.99x
+    // its CPU per request, while the direct calls of the same rounds cost 48, 27 and 45 µs.
     const firstS = Math.floor(D.thrS / 2);
     const second = { warmS: 1, measureS: D.thrS - firstS };
     const a1 = await smallThr(target, { measureS: firstS });
     const b1 = await smallThr(variant.target, { measureS: firstS });
+    const c1 = await smallThr(pairedRef.target, { measureS: firstS });
+    const c2 = await smallThr(pairedRef.target, { name: `thr-${pairedRef.target.name}-2`, ...second });
     const b2 = await smallThr(variant.target, { name: `thr-${variant.target.name}-2`, ...second });
     const a2 = await smallThr(target, { name: `thr-${target.name}-2`, ...second });
     variant.result.peakRssMb = memoryMb(variant.target.pid).hwm;
     await variant.stop();
+    await pairedRef.stop();
     thr = joinThroughput(a1, a2);
+    const c = joinThroughput(c1, c2);
+    m.pairedRefThrRps = c.rps;
+    m.pairedRefThrCpuUs = c.cpuUsPerReq;
+    log(`    reference, interleaved: ${fmt(c.rps, 0)} req/s, ${fmt(c.cpuUsPerReq, 0)} µs CPU/req, cores ${c.coreBusyPct.join('/')}%, errors ${c.errors + c.non2xx}`);
     const v = joinThroughput(b1, b2);
     Object.assign(variant.result, { thrRps: v.rps, thrCpuUs: v.cpuUsPerReq, thrP50Ms: v.p50Ms, thrErrors: v.errors + v.non2xx, thrBusy: v.coreBusyPct });
     log(`    --no-inspector: ${fmt(v.rps, 0)} req/s, ${fmt(v.cpuUsPerReq, 0)} µs CPU/req, cores ${v.coreBusyPct.join('/')}%, errors ${variant.result.thrErrors}`);
@@ -582,15 +591,18 @@ async function main() {
           Object.assign(round.targets.reference, await withTarget('reference-memory', () => startReference(place, upstream.origin), measureMemory));
           continue;
         }
-        // The gateway as a user leaves it running, with its --no-inspector twin for scenario 1's A/B
-        // (started alongside, idle until its phase, stopped right after it).
+        // The gateway as a user leaves it running, with its --no-inspector twin and a fresh reference forwarder
+        // for scenario 1's interleaved measurement (started alongside, idle until their phase, stopped after it).
         round.targets.gateway = await withTarget(name, gateway('gw', 'gateway'), (t) =>
-          withTarget('gateway-no-inspector', gateway('noinsp', 'noInspector'), async (v) => {
-            const variant = { target: v, stop: () => stopTarget(v) };
-            const m = await measureTarget(t, upstream, variant);
-            round.targets.gatewayNoInspector = variant.result;
-            return m;
-          }),
+          withTarget('gateway-no-inspector', gateway('noinsp', 'noInspector'), (v) =>
+            withTarget('reference-interleaved', () => startReference(place, upstream.origin), async (ref) => {
+              const variant = { target: v, stop: () => stopTarget(v) };
+              const pairedRef = { target: ref, stop: () => stopTarget(ref) };
+              const m = await measureTarget(t, upstream, variant, pairedRef);
+              round.targets.gatewayNoInspector = variant.result;
+              return m;
+            }),
+          ),
         );
         log('  gateway, memory (fresh process)');
         Object.assign(round.targets.gateway, await withTarget('gateway-memory', gateway('mem', 'gateway'), measureMemory));
