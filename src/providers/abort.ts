@@ -38,3 +38,36 @@ export class CallAbort extends EventEmitter implements AbortState {
     this.emit('abort');
   }
 }
+
+/**
+ * What an undici handler needs of its call's CallAbort (both handlers, whole-answer.ts and
+ * streamed-answer.ts, extend it): an abort before the connection is there is applied when undici
+ * offers the connection (onConnect); after, through the abort function undici gave, whereupon
+ * undici calls the handler's onError with the reason. `release` when the call is over.
+ */
+export abstract class AbortableCall {
+  protected abortCall: ((reason: Error) => void) | undefined;
+
+  constructor(protected readonly signal: CallAbort) {
+    signal.once('abort', this.onAbort);
+  }
+
+  private readonly onAbort = (): void => {
+    this.abortCall?.(abortReason(this.signal));
+  };
+
+  onConnect(abort: (reason?: Error) => void): void {
+    if (this.signal.aborted) abort(abortReason(this.signal));
+    else this.abortCall = abort;
+  }
+
+  protected release(): void {
+    this.signal.off('abort', this.onAbort);
+  }
+}
+
+/** The signal's reason as an Error, as undici's abort takes it. */
+export function abortReason(signal: AbortState): Error {
+  const reason = signal.reason;
+  return reason instanceof Error ? reason : new Error('The request was aborted.');
+}

@@ -71,7 +71,7 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
   };
 }
 
-/** Dispatches the call with `handler`; a failure before the answer's headers rejects, mapped by transportError. */
+/** Dispatches the call to a new `Handler`; a failure before the answer's headers rejects, mapped by transportError. */
 function dispatchCall(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,

@@ -19,8 +19,8 @@ export interface UpstreamRequest {
   /** The same body, parsed (read-only: `body` is what goes on the wire). */
   readonly json: Readonly<Record<string, unknown>>;
   /**
-   * Whether the caller asked for a stream. When false (and `abort` is given) a transport may read
-   * the answer whole before it resolves, and give its body as a Buffer.
+   * Whether the caller asked for a stream. When false a transport may read the answer whole
+   * before it resolves, and give its body as a Buffer.
    */
   readonly stream?: boolean;
   /** Aborted when the client goes away. */

@@ -11,7 +11,7 @@
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { CallAbort } from './abort.js';
+import { AbortableCall, type CallAbort } from './abort.js';
 import type { UpstreamResponse } from './types.js';
 
 /** How much of an error answer (non-2xx) is kept: enough for any provider's error JSON. The rest is read and dropped. */
@@ -43,29 +43,18 @@ type Settle = (err: Error | undefined, answer: WholeAnswer | undefined) => void;
  * undici's handler interface (onConnect, onHeaders, onData, onComplete, onError), as its own
  * `request` implements it. `settle` is called exactly once.
  */
-export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
+export class WholeAnswerHandler extends AbortableCall implements Dispatcher.DispatchHandler {
   private status = 0;
   private rawHeaders: Buffer[] | undefined;
   private readonly chunks: Buffer[] = [];
   private kept = 0;
-  private abortCall: ((reason: Error) => void) | undefined;
   private done = false;
 
   constructor(
-    private readonly signal: CallAbort,
+    signal: CallAbort,
     private readonly settle: Settle,
   ) {
-    signal.once('abort', this.onAbort);
-  }
-
-  private readonly onAbort = (): void => {
-    // Before the connection is there, onConnect aborts; after, undici calls onError with the reason.
-    this.abortCall?.(abortReason(this.signal));
-  };
-
-  onConnect(abort: (reason?: Error) => void): void {
-    if (this.signal.aborted) abort(abortReason(this.signal));
-    else this.abortCall = abort;
+    super(signal);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -88,7 +77,7 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   onComplete(): void {
     if (this.done) return;
     this.done = true;
-    this.signal.off('abort', this.onAbort);
+    this.release();
     const { chunks } = this;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
     this.settle(undefined, new WholeAnswer(this.status, headersOf(this.rawHeaders ?? []), body));
@@ -97,14 +86,9 @@ export class WholeAnswerHandler implements Dispatcher.DispatchHandler {
   onError(err: Error): void {
     if (this.done) return;
     this.done = true;
-    this.signal.off('abort', this.onAbort);
+    this.release();
     this.settle(err, undefined);
   }
-}
-
-export function abortReason(signal: CallAbort): Error {
-  const reason = signal.reason;
-  return reason instanceof Error ? reason : new Error('The request was aborted.');
 }
 
 /**
