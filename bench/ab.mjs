@@ -11,7 +11,7 @@
  * range over the reps, and this build's ratio to the base per rep (paired, so
  * drift across reps cancels).
  *
- *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big] [--serve-args "--no-log-bodies"]
+ *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream] [--serve-args "--no-log-bodies"]
  *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
  *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
  *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 import { claudeCodeBody, claudeCodeHeaders, smallChat } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
-import { throughputPhase } from './lib/phases.mjs';
+import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { memoryMb, placement, stopProcess } from './lib/proc.mjs';
 import { spread } from './lib/stats.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
@@ -82,12 +82,25 @@ const SCENARIOS = {
     headers: claudeCodeHeaders(GATEWAY_KEY),
     bodyFile: () => write('big.json', claudeCodeBody('claude-bench', false)),
   },
+  /** Scenario 3's concurrent half: 50 SSE streams of 50 chunks at once; figures per stream. */
+  stream: {
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' },
+    bodyFile: () => write('chat-stream.json', smallChat('bench-chat', true)),
+    streams: true,
+  },
 };
-for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': small, big.`);
+for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': ${Object.keys(SCENARIOS).join(', ')}.`);
 
 async function measure(start, scenario, bodyFile, name) {
   const target = await start();
   try {
+    if (scenario.streams) {
+      const spec = { mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile };
+      const r = await loadPhase(ctx, target, { ...spec, concurrency: 50, warmupMs: warmS * 1000, durationMs: seconds * 1000 });
+      if (r.failed > 0) throw new Error(`${name}: ${r.failed} streams failed: ${r.errors.samples.join('; ')}`);
+      return { cpuUs: (r.sutCpuS * 1e6) / r.completed, rps: r.completed / seconds, peakMb: memoryMb(target.pid).hwm };
+    }
     const r = await throughputPhase(ctx, target, {
       name,
       path: scenario.path,
@@ -127,7 +140,8 @@ try {
       for (const n of order) {
         const m = await measure(targets[n], scenario, bodyFile, `${s}-${basename(n)}-${rep}`);
         rows[n].push(m);
-        log(`  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)} ${m.cpuUs.toFixed(0).padStart(5)} µs CPU/req  ${m.rps.toFixed(0).padStart(6)} req/s  peak ${m.peakMb.toFixed(0)} MB`);
+        const per = scenario.streams ? 'stream' : 'req';
+        log(`  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)} ${m.cpuUs.toFixed(0).padStart(5)} µs CPU/${per}  ${m.rps.toFixed(0).padStart(6)} ${per}/s  peak ${m.peakMb.toFixed(0)} MB`);
       }
     }
   }
@@ -142,7 +156,8 @@ try {
       const rps = spread(rows[n].map((m) => m.rps));
       const peak = spread(rows[n].map((m) => m.peakMb));
       out[n] = { cpuUs: cpu, rps, peakMb: peak };
-      log(`  ${(label[n] ?? n).padEnd(28)} CPU ${fmt(cpu).padEnd(18)} µs/req   ${fmt(rps).padEnd(20)} req/s   peak ${fmt(peak)} MB`);
+      const per = SCENARIOS[s].streams ? 'stream' : 'req';
+      log(`  ${(label[n] ?? n).padEnd(28)} CPU ${fmt(cpu).padEnd(18)} µs/${per}   ${fmt(rps).padEnd(20)} ${per}/s   peak ${fmt(peak)} MB`);
     }
     for (const n of names.filter((x) => x !== 'reference' && x !== 'base')) {
       const paired = spread(rows[n].map((m, i) => m.cpuUs / rows.base[i].cpuUs));

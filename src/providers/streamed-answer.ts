@@ -7,7 +7,8 @@
  * buffer, a 'data' event and, for most steps, a process.nextTick. A coding assistant's answer is a
  * few hundred such chunks. The benchmark's reference forwarder, changed from `request` and `pipe`
  * to such a handler, used about a tenth less CPU per 50-chunk stream (4 fresh processes each); the
- * gateway, a fifth less (0.81x its previous build, paired over 6 fresh processes each).
+ * gateway 0.93x [0.75x-0.98x] of its previous build's (`bench/ab.mjs --only stream`, 6 fresh
+ * processes each, paired).
  */
 import type { Dispatcher } from 'undici';
 import { AbortableCall, type CallAbort } from './abort.js';
