@@ -2,12 +2,10 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_TIMEOUTS } from '../config/schema.js';
-import type { ProviderConfig } from '../config/types.js';
+import { chatProvider, sendChat } from '../../test/helpers/chat-provider.js';
 import { GatewayError } from '../errors.js';
 import { readText } from '../server/upstream-body.js';
 import { CallAbort } from './abort.js';
-import { createHttpProvider } from './http.js';
 import type { Provider, UpstreamBody, UpstreamResponse } from './types.js';
 
 /** An upstream whose answer each test picks by path; it keeps the connection each route was last asked on. */
@@ -35,35 +33,11 @@ afterAll(() => {
 
 let p: Provider;
 beforeAll(() => {
-  const config: ProviderConfig = {
-    id: 'p',
-    type: 'openai',
-    baseUrl: `${origin}/v1`,
-    apiKey: 'sk-upstream',
-    headers: {},
-    protocols: new Set(['chat']),
-    timeouts: { ...DEFAULT_TIMEOUTS, idleMs: 2_000 },
-    retries: 0,
-  };
-  p = createHttpProvider(config);
+  p = chatProvider(origin, { idleMs: 2_000 });
 });
 afterAll(() => p.close());
 
-function send(route: string, abort = new CallAbort()): Promise<UpstreamResponse> {
-  const json = { model: 'm', stream: true, messages: [] };
-  return p.send({
-    protocol: 'chat',
-    operation: 'create',
-    headers: { 'content-type': 'application/json', 'x-route': route },
-    body: Buffer.from(JSON.stringify(json)),
-    json,
-    stream: true,
-    abort,
-    get signal() {
-      return abort.signal;
-    },
-  });
-}
+const send = (route: string, abort = new CallAbort()): Promise<UpstreamResponse> => sendChat(p, route, { abort, stream: true });
 
 /** Reads a body through the listener surface the relays use; `onChunk` may pause it. */
 function read(body: UpstreamBody, onChunk?: (chunk: Buffer, count: number) => void) {

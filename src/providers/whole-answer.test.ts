@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS } from '../config/schema.js';
+import { chatProvider, sendChat } from '../../test/helpers/chat-provider.js';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { CallAbort } from './abort.js';
@@ -35,35 +36,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-function provider(): Provider {
-  const config: ProviderConfig = {
-    id: 'p',
-    type: 'openai',
-    baseUrl: `${origin}/v1`,
-    apiKey: 'sk-upstream',
-    headers: {},
-    protocols: new Set(['chat']),
-    timeouts: DEFAULT_TIMEOUTS,
-    retries: 0,
-  };
-  return createHttpProvider(config);
-}
-
-function send(p: Provider, route: string, abort = new CallAbort(), stream = false): Promise<UpstreamResponse> {
-  const json = { model: 'm', messages: [] };
-  return p.send({
-    protocol: 'chat',
-    operation: 'create',
-    headers: { 'content-type': 'application/json', 'x-route': route },
-    body: Buffer.from(JSON.stringify(json)),
-    json,
-    stream,
-    abort,
-    get signal() {
-      return abort.signal;
-    },
-  });
-}
+const provider = (): Provider => chatProvider(origin);
+const send = (p: Provider, route: string, abort = new CallAbort(), stream = false): Promise<UpstreamResponse> => sendChat(p, route, { abort, stream });
 
 async function text(body: AsyncIterable<Buffer>): Promise<string> {
   let out = '';
