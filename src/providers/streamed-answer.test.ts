@@ -166,6 +166,26 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     expect(late.listenerCount('abort')).toBe(0);
   });
 
+  it('follows an AbortSignal when the caller gives no CallAbort (check --probe does)', async () => {
+    routes.hanging = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(sse(1));
+    };
+    const controller = new AbortController();
+    const reason = new GatewayError('timeout', 'probe took too long');
+    const json = { model: 'm', stream: true, messages: [] };
+    const res = await p.send({
+      protocol: 'chat',
+      operation: 'create',
+      headers: { 'content-type': 'application/json', 'x-route': 'hanging' },
+      body: Buffer.from(JSON.stringify(json)),
+      json,
+      signal: controller.signal,
+    });
+    const reading = read(res.body, () => controller.abort(reason));
+    expect(await reading.done).toEqual({ text: sse(1), error: reason });
+  });
+
   it('closes the upstream connection when the reader destroys the body, and says nothing more', async () => {
     routes.endless = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
