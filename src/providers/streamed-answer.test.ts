@@ -233,7 +233,7 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     };
     const res = await send('limited');
     expect(res.status).toBe(429);
-    expect(await readText(res.body, 1000, new AbortController().signal)).toBe('{"error":{"message":"slow down"}}');
+    expect(await readText(res, 1000, new AbortController().signal)).toBe('{"error":{"message":"slow down"}}');
     await tick(20);
     expect(sockets.limited!.destroyed).toBe(false);
   });

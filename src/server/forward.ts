@@ -295,8 +295,7 @@ async function httpFailure(f: Forwarding, route: Route, upstream: UpstreamRespon
     attempt.status = upstream.status;
     attempt.responseHeaders = upstream.headers;
   }
-  const raw = upstream.whole ? upstream.whole.toString('utf8', 0, ERROR_BODY_LIMIT) : await readText(upstream.body, ERROR_BODY_LIMIT, f.controller.signal);
-  const text = scrubCredential(raw, route.provider.config);
+  const text = scrubCredential(await readText(upstream, ERROR_BODY_LIMIT, f.controller.signal), route.provider.config);
   if (attempt) captureUpstream(relayContext(f, route.provider, undefined), attempt, text);
   return upstreamHttpError(route.provider.config, upstream.status, upstream.headers, text);
 }

@@ -27,7 +27,7 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
   const upstreamIsStream = typeof upstreamType === 'string' && upstreamType.includes('text/event-stream');
   if (t.stream && upstreamIsStream) return pipeTranslatedStream(upstream, ctx, t);
 
-  const body = upstream.whole ?? (await readAll(upstream.body, ctx.provider.config, ctx.signal));
+  const body = await readAll(upstream, ctx.provider.config, ctx.signal);
   const attempt = lastAttempt(record.exchange);
   if (attempt) captureUpstream(ctx, attempt, body);
   const json = parseJson(decodeUtf8(body));

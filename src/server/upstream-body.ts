@@ -1,10 +1,15 @@
-/** Reading an upstream body whole: for JSON answers, and for error bodies (bounded). */
+/**
+ * Reading an upstream answer's body whole: for JSON answers, and for error bodies (bounded). A
+ * transport may have read it whole already (`UpstreamResponse.whole`); then that is the body.
+ */
 import { transportError } from '../providers/http.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { AbortState } from '../providers/abort.js';
-import type { UpstreamBody } from '../providers/types.js';
+import type { UpstreamResponse } from '../providers/types.js';
 
-export function readAll(body: UpstreamBody, provider: ProviderConfig, signal: AbortState): Promise<Buffer> {
+export function readAll(upstream: UpstreamResponse, provider: ProviderConfig, signal: AbortState): Promise<Buffer> {
+  if (upstream.whole) return Promise.resolve(upstream.whole);
+  const { body } = upstream;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     body.on('data', (c: Buffer) => chunks.push(c));
@@ -14,7 +19,9 @@ export function readAll(body: UpstreamBody, provider: ProviderConfig, signal: Ab
 }
 
 /** Reads up to `limit` bytes as text and discards the rest, so the connection can be reused. */
-export function readText(body: UpstreamBody, limit: number, signal: AbortSignal): Promise<string> {
+export function readText(upstream: UpstreamResponse, limit: number, signal: AbortSignal): Promise<string> {
+  if (upstream.whole) return Promise.resolve(upstream.whole.toString('utf8', 0, limit));
+  const { body } = upstream;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
