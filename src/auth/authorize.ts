@@ -24,18 +24,8 @@ const featureNames = {
 export const groupAllowsModel = (group: KeyGroupConfig, model: string): boolean =>
   group.models.some((pattern) => matchGlob(pattern, model));
 
-/**
- * @param droppable features the model may lack without an error, because the request will be sent
- *   without them (a translated request drops a reasoning request the model cannot honour).
- */
-export function authorize(
-  group: KeyGroupConfig,
-  model: ModelConfig,
-  requested: string,
-  protocol: Protocol,
-  features: readonly Feature[],
-  droppable: ReadonlySet<Feature> = new Set(),
-): void {
+/** Whether this group may use this model through this protocol, and the model is served through it: the request's features aside. */
+export function authorizeModel(group: KeyGroupConfig, model: ModelConfig, requested: string, protocol: Protocol): void {
   if (!groupAllowsModel(group, requested)) {
     throw permissionDenied(`Key group '${group.name}' may not use model '${requested}'.`, 'model');
   }
@@ -45,6 +35,20 @@ export function authorize(
   if (!model.protocols.has(protocol)) {
     throw invalidRequest(`Model '${requested}' is not available through ${protocolNames[protocol]}.`, 'model');
   }
+}
+
+/**
+ * Whether the group and the model allow the features a request asks for.
+ * @param droppable features the model may lack without an error, because the request will be sent
+ *   without them (a translated request drops a reasoning request the model cannot honour).
+ */
+export function authorizeFeatures(
+  group: KeyGroupConfig,
+  model: ModelConfig,
+  requested: string,
+  features: readonly Feature[],
+  droppable: ReadonlySet<Feature> = new Set(),
+): void {
   for (const feature of features) {
     if (!group.features.has(feature)) {
       throw permissionDenied(

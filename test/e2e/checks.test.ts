@@ -117,6 +117,17 @@ describe('checks before forwarding', () => {
     expect(upstream.received).toHaveLength(0);
   });
 
+  it('checks each request for its features on a route it has taken before', async () => {
+    // The route (model, provider, plan, the group's model and protocol checks) is made once per key group;
+    // the features a request asks for are not part of it.
+    const plain = () => call(`${gw.url}/v1/chat/completions`, { headers: bearer(CI_KEY), body: chatBody() });
+    const withTools = () => call(`${gw.url}/v1/chat/completions`, { headers: bearer(CI_KEY), body: chatBody({ tools: [{ type: 'function', function: { name: 'f' } }] }) });
+    const statuses: number[] = [];
+    for (const send of [plain, withTools, plain, withTools]) statuses.push((await send()).status);
+    expect(statuses).toEqual([200, 403, 200, 403]);
+    expect(upstream.received).toHaveLength(2);
+  });
+
   it('answers 405 with an Allow header', async () => {
     const res = await call(`${gw.url}/v1/messages`, { method: 'GET' });
     expect(res.headers.allow).toBe('POST');
