@@ -3,6 +3,7 @@ import { chatStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';
 import type { StreamWatch } from '../stream-watch.js';
+import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
 
 export function chatUsage(json: unknown): Usage {
@@ -22,31 +23,27 @@ export function chatUsage(json: unknown): Usage {
 const CHAT_SKIP = { markers: ['[DONE]', '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };
 
 export function createChatWatch(): StreamWatch {
-  let usage: Usage = {};
-  let finished = false;
-  return {
-    onEvent({ data }) {
+  // Data properties the watcher updates, not getters over its locals: see StreamWatch.
+  const watch = {
+    usage: {} as Usage,
+    finished: false,
+    onEvent({ data }: SseEvent) {
       if (data === '[DONE]') {
-        finished = true;
+        watch.finished = true;
         return;
       }
       // Most chunks are deltas; parse only those that can carry usage, an end or an error.
       const hasUsage = data.includes('"usage":{');
-      const hasFinish = !finished && data.includes('"finish_reason":"');
+      const hasFinish = !watch.finished && data.includes('"finish_reason":"');
       const hasError = data.includes('"error"');
       if (!hasUsage && !hasFinish && !hasError) return;
       const chunk = parseJson(data);
       if (!isObject(chunk)) return;
-      if (hasUsage) usage = { ...usage, ...chatUsage(chunk) };
-      if (hasFinish || (hasError && chunk.error)) finished = true;
-    },
-    get usage() {
-      return usage;
-    },
-    get finished() {
-      return finished;
+      if (hasUsage) watch.usage = { ...watch.usage, ...chatUsage(chunk) };
+      if (hasFinish || (hasError && chunk.error)) watch.finished = true;
     },
     errorFrames: chatStreamErrorFrame,
     skip: CHAT_SKIP,
   };
+  return watch;
 }

@@ -6,6 +6,7 @@ import { messagesStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';
 import type { StreamWatch } from '../stream-watch.js';
+import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
 
 /** Reads a `usage` object; missing counts stay undefined so later events can fill them. */
@@ -28,36 +29,32 @@ export const messagesUsage = (message: unknown): Usage => anthropicUsage(isObjec
 const MESSAGES_SKIP = { markers: ['message_start', 'message_delta', 'message_stop', 'error'].map((m) => Buffer.from(m)) };
 
 export function createMessagesWatch(): StreamWatch {
-  let usage: Usage = {};
-  let finished = false;
-  return {
-    onEvent({ event, data }) {
+  // Data properties the watcher updates, not getters over its locals: see StreamWatch.
+  const watch = {
+    usage: {} as Usage,
+    finished: false,
+    onEvent({ event, data }: SseEvent) {
       switch (event) {
         case 'message_start': {
           const parsed = parseJson(data);
-          if (isObject(parsed)) usage = messagesUsage(parsed.message);
+          if (isObject(parsed)) watch.usage = messagesUsage(parsed.message);
           break;
         }
         case 'message_delta': {
           // Counts here are cumulative totals that override message_start's.
           const parsed = parseJson(data);
-          if (isObject(parsed)) usage = { ...usage, ...anthropicUsage(parsed.usage) };
+          if (isObject(parsed)) watch.usage = { ...watch.usage, ...anthropicUsage(parsed.usage) };
           break;
         }
         case 'message_stop':
         case 'error':
-          finished = true;
+          watch.finished = true;
           break;
         default:
       }
     },
-    get usage() {
-      return usage;
-    },
-    get finished() {
-      return finished;
-    },
     errorFrames: messagesStreamErrorFrame,
     skip: MESSAGES_SKIP,
   };
+  return watch;
 }

@@ -3,6 +3,8 @@ import { responsesStreamErrorFrames } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';
 import type { StreamWatch } from '../stream-watch.js';
+import type { SseEvent } from '../../sse/parse.js';
+import type { GatewayError } from '../../errors.js';
 import type { Usage } from '../types.js';
 
 export function responsesUsage(response: unknown): Usage {
@@ -24,12 +26,13 @@ const TYPE_IN_DATA = /"type"\s*:\s*"([^"]+)"/;
 const MARKERS = ['response.created', ...TERMINAL].map((m) => Buffer.from(m));
 
 export function createResponsesWatch(): StreamWatch {
-  let usage: Usage = {};
-  let finished = false;
   let events = 0;
   let announced: Record<string, unknown> | undefined;
-  return {
-    onEvent({ event, data }) {
+  // Data properties the watcher updates, not getters over its locals: see StreamWatch.
+  const watch = {
+    usage: {} as Usage,
+    finished: false,
+    onEvent({ event, data }: SseEvent) {
       events++;
       // Some OpenAI-compatible servers omit `event:` lines; the type is then only in the data.
       const type = event ?? TYPE_IN_DATA.exec(data.slice(0, 200))?.[1];
@@ -37,24 +40,19 @@ export function createResponsesWatch(): StreamWatch {
         const parsed = parseJson(data);
         if (isObject(parsed) && isObject(parsed.response)) announced = parsed.response;
       } else if (type !== undefined && TERMINAL.has(type)) {
-        finished = true;
+        watch.finished = true;
         const parsed = parseJson(data);
-        if (isObject(parsed) && isObject(parsed.response)) usage = responsesUsage(parsed.response);
+        if (isObject(parsed) && isObject(parsed.response)) watch.usage = responsesUsage(parsed.response);
       }
     },
-    get usage() {
-      return usage;
-    },
-    get finished() {
-      return finished;
-    },
-    errorFrames: (err) => responsesStreamErrorFrames(err, events, announced),
+    errorFrames: (err: GatewayError) => responsesStreamErrorFrames(err, events, announced),
     // The error frames number events, so skipped ones are still counted.
     skip: {
       markers: MARKERS,
-      skipped: (n) => {
+      skipped: (n: number) => {
         events += n;
       },
     },
   };
+  return watch;
 }
