@@ -36,16 +36,14 @@ export function createTranslator(caller: Codec, upstream: Codec): Translator {
     stream(ctx, callerBody) {
       const decoder = upstream.decodeStream(ctx);
       const encoder = caller.encodeStream(ctx, callerBody);
-      let usage: Ir.Usage | undefined;
-      let finished = false;
       let failed = false;
       const emit = (events: readonly Ir.StreamEvent[]): string => {
         let out = '';
         for (const ev of events) {
-          if (finished || failed) break;
+          if (translation.finished || failed) break;
           if (ev.type === 'finish') {
-            usage = ev.usage;
-            finished = true;
+            translation.usage = ev.usage;
+            translation.finished = true;
           } else if (ev.type === 'error') {
             failed = true;
           }
@@ -53,23 +51,21 @@ export function createTranslator(caller: Codec, upstream: Codec): Translator {
         }
         return out;
       };
-      const fail = (message: string) => (finished || failed ? '' : emit([{ type: 'error', message }]));
-      return {
-        push: (event) => emit(decoder.push(event)),
+      const fail = (message: string) => (translation.finished || failed ? '' : emit([{ type: 'error', message }]));
+      // Data properties, not getters over locals: see StreamWatch (protocols/stream-watch.ts).
+      const translation = {
+        push: (event: SseEvent) => emit(decoder.push(event)),
         end() {
           const out = emit(decoder.end());
           if (failed) return out;
-          if (!finished) return out + fail('The upstream stream ended before it was complete.');
+          if (!translation.finished) return out + fail('The upstream stream ended before it was complete.');
           return out + encoder.end();
         },
         fail,
-        get usage() {
-          return usage;
-        },
-        get finished() {
-          return finished;
-        },
+        usage: undefined as Ir.Usage | undefined,
+        finished: false,
       };
+      return translation;
     },
     responseAsStream(body, ctx, callerBody) {
       const encoder = caller.encodeStream(ctx, callerBody);
