@@ -47,7 +47,7 @@ export function authorizeFeatures(
   model: ModelConfig,
   requested: string,
   features: readonly Feature[],
-  droppable: ReadonlySet<Feature> = new Set(),
+  droppable: ReadonlySet<Feature>,
 ): void {
   for (const feature of features) {
     if (!group.features.has(feature)) {
