@@ -92,8 +92,9 @@ const pathFor = (target, model, endpoint) => (target.name === 'direct' ? `${MODE
 // ---- one target, all phases --------------------------------------------------------------------
 /**
  * `variant` (gateway only): `{ target, stop }`, the same gateway with --no-inspector, already started and
- * idle. `pairedRef` (gateway only, the same shape): a fresh reference forwarder. Their scenario-1 phases run
- * interleaved with the gateway's own (A-B-C-C-B-A), then they are stopped; their figures go to `.result`.
+ * idle. `pairedRef` (gateway only, `{ target, stop }` too): a fresh reference forwarder. Their scenario-1 phases
+ * run interleaved with the gateway's own (A-B-C-C-B-A), then they are stopped; the twin's figures go to
+ * `variant.result`, the reference's to the gateway's own `pairedRefThrRps` and `pairedRefThrCpuUs`.
  */
 async function measureTarget(target, upstream, variant, pairedRef) {
   const m = { hwmAfterMb: {} };
