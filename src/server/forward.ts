@@ -204,10 +204,10 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
   // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
   if (!prepared.translation) f.body.release();
   noteRoute(record, route, prepared);
-  f.armDeadline(provider.config.timeouts.totalMs);
   const retries = provider.config.retries;
   let failure: unknown;
   let attempts = 0;
+  let capped = false;
   for (let attempt = 0; attempt <= retries; attempt++) {
     if (attempt > 0) {
       const delay = retryDelayMs(attempt, failure instanceof GatewayError ? retryAfterMs(failure.headers) : undefined);
@@ -222,7 +222,13 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
     attempts++;
     let upstream: UpstreamResponse;
     try {
-      upstream = await send(f, route, prepared);
+      const answer = send(f, route, prepared);
+      // The route's total-time cap is set once its first call is out: the upstream is at work meanwhile.
+      if (!capped) {
+        capped = true;
+        f.armDeadline(provider.config.timeouts.totalMs);
+      }
+      upstream = await answer;
     } catch (err) {
       failure = err;
       noteFailure(record, route, err, sent);

@@ -73,7 +73,7 @@ export interface Gateway {
 /** A state with the requests it is serving, so its providers are closed only when none remain. */
 interface Generation {
   readonly state: GatewayState;
-  readonly handle: (req: IncomingMessage, res: ServerResponse) => void;
+  readonly handle: (req: IncomingMessage, res: ServerResponse, closed: () => void) => void;
   inFlight: number;
   replaced: boolean;
   closing: Promise<void> | undefined;
@@ -124,8 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const gen = current;
     inFlight++;
     gen.inFlight++;
-    // `on`, not `once`: a response closes once, and `once` allocates a wrapper per request.
-    res.on('close', () => {
+    gen.handle(req, res, () => {
       gen.inFlight--;
       if (gen.replaced && gen.inFlight === 0) {
         draining.delete(gen);
@@ -134,7 +133,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-    gen.handle(req, res);
   });
   // Slow or stuck clients: headersTimeout and requestTimeout bound how long a client may take to
   // send its request (not how long the answer takes: LLM calls run for minutes).

@@ -78,23 +78,25 @@ function guessProtocol(path: string, req: IncomingMessage): Protocol {
   return path.startsWith('/v1/messages') || req.headers['anthropic-version'] !== undefined ? 'messages' : 'chat';
 }
 
+/**
+ * The request handler. `closed` is called once the response has closed, after the request's own
+ * bookkeeping: the server counts its requests in flight with it. One 'close' listener per
+ * response rather than two spares the second's array of listeners (a cold request's first byte
+ * waits for every listener added before its upstream call).
+ */
 export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
   const newRequestId = requestIds();
-  return function handle(req: IncomingMessage, res: ServerResponse): void {
+  return function handle(req: IncomingMessage, res: ServerResponse, closed: () => void): void {
     const path = pathOf(req.url);
     for (const mount of deps.mounts) {
       if (path.startsWith(mount.prefix) && (path.length === mount.prefix.length || path.charCodeAt(mount.prefix.length) === 0x2f)) {
+        res.on('close', closed);
         return mount.handle(req, res);
       }
     }
     const record = newRecord(newRequestId(), Date.now(), performance.now(), req.method ?? '?', path);
-    const ua = req.headers['user-agent'];
-    if (ua) record.userAgent = ua;
-    const captureLimit = deps.captureLimit();
-    if (captureLimit > 0) record.exchange = newExchange(req.headers, captureLimit);
-    for (const o of deps.observers) o.requestStarted?.(record);
-
-    // One close listener per request: a client gone before the end cancels the upstream call, and the line is logged.
+    // One close listener per request: a client gone before the end cancels the upstream call, the line is
+    // logged, and the server counts the request out.
     const upstream: UpstreamCall = {};
     res.on('close', () => {
       record.durationMs = performance.now() - record.start;
@@ -112,7 +114,13 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
       } catch (err) {
         deps.logger.info(`could not log ${record.id}: ${err instanceof Error ? err.message : String(err)}`);
       }
+      closed();
     });
+    const ua = req.headers['user-agent'];
+    if (ua) record.userAgent = ua;
+    const captureLimit = deps.captureLimit();
+    if (captureLimit > 0) record.exchange = newExchange(req.headers, captureLimit);
+    for (const o of deps.observers) o.requestStarted?.(record);
 
     const fail = (err: unknown) => sendError(res, err, record.protocol ?? guessProtocol(path, req), record, deps.logger);
     try {
