@@ -11,16 +11,20 @@
  * range over the reps, and this build's ratio to the base per rep (paired, so
  * drift across reps cancels).
  *
- *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream] [--serve-args "--no-log-bodies"]
+ *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream,ttfb] [--serve-args "--no-log-bodies"]
  *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
  *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
  *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
+ *
+ * `ttfb` times serial streams instead (scenario 3's serial half, `--serial` of them after the concurrent
+ * streams as warm-up), with each proxy's own share of the time to first byte from bench/lib/ttfb-probe.mjs,
+ * and reports differences to the base and the reference rather than ratios.
  *
  * The base revision is checked out in a temporary git worktree with this repo's
  * node_modules linked in, and built there.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,6 +42,7 @@ const reps = Number(option('reps', '5'));
 const seconds = Number(option('seconds', '6'));
 const warmS = Number(option('warm', '3'));
 const only = option('only', 'small').split(',');
+const serialN = Number(option('serial', '80'));
 const extraArgs = option('serve-args', undefined) === undefined ? GATEWAY_VARIANTS.gateway : serveArgsOf();
 
 const thisDir = option('this-dir', REPO);
@@ -71,6 +76,11 @@ const write = (name, obj) => {
   writeFileSync(file, JSON.stringify(obj));
   return file;
 };
+const STREAM = {
+  path: '/v1/chat/completions',
+  headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' },
+  bodyFile: () => write('chat-stream.json', smallChat('bench-chat', true)),
+};
 const SCENARIOS = {
   small: {
     path: '/v1/chat/completions',
@@ -83,37 +93,76 @@ const SCENARIOS = {
     bodyFile: () => write('big.json', claudeCodeBody('claude-bench', false)),
   },
   /** Scenario 3's concurrent half: 50 SSE streams of 50 chunks at once; figures per stream. */
-  stream: {
-    path: '/v1/chat/completions',
-    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' },
-    bodyFile: () => write('chat-stream.json', smallChat('bench-chat', true)),
-    streams: true,
-  },
+  stream: { ...STREAM, streams: true },
+  /** Scenario 3's serial half: time to first byte, one stream at a time, after concurrent streams as warm-up. */
+  ttfb: { ...STREAM, serial: true },
 };
 for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': ${Object.keys(SCENARIOS).join(', ')}.`);
 
+const PROBE = ['--import', fileURLToPath(new URL('./lib/ttfb-probe.mjs', import.meta.url))];
+process.env.TTFB_PROBE_DIR = dir;
+const median = (values) => spread(values).median;
+
+/** The probe's figures of a stopped process: the medians of its last `n` requests, in µs. */
+async function probeFigures(pid, n) {
+  const file = join(dir, `ttfb-probe-${pid}.json`);
+  for (let i = 0; i < 50 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
+  const { pre, post } = JSON.parse(readFileSync(file, 'utf8'));
+  return { preUs: median(pre.slice(-n)) * 1000, postUs: median(post.slice(-n)) * 1000 };
+}
+
 async function measure(start, scenario, bodyFile, name) {
-  const target = await start();
+  const target = await start(scenario.serial ? PROBE : []);
+  let m;
   try {
-    if (scenario.streams) {
-      const spec = { mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile };
-      const r = await loadPhase(ctx, target, { ...spec, concurrency: 50, warmupMs: warmS * 1000, durationMs: seconds * 1000 });
-      if (r.failed > 0) throw new Error(`${name}: ${r.failed} streams failed: ${r.errors.samples.join('; ')}`);
-      return { cpuUs: (r.sutCpuS * 1e6) / r.completed, rps: r.completed / seconds, peakMb: memoryMb(target.pid).hwm };
-    }
-    const r = await throughputPhase(ctx, target, {
-      name,
-      path: scenario.path,
-      headers: scenario.headers,
-      bodyFile,
-      connections: 50,
-      warmS,
-      measureS: seconds,
-    });
-    if (r.errors + r.non2xx > 0) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
-    return { cpuUs: r.cpuUsPerReq, rps: r.rps, peakMb: memoryMb(target.pid).hwm };
+    m = await measureLoad(target, scenario, bodyFile, name);
   } finally {
     await stopProcess(target.child);
+  }
+  return scenario.serial ? { ...m, ...(await probeFigures(target.pid, serialN)) } : m;
+}
+
+async function measureLoad(target, scenario, bodyFile, name) {
+  if (scenario.streams || scenario.serial) {
+    const spec = { mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile };
+    // For `ttfb` the concurrent streams are the serial ones' warm-up, as in the benchmark.
+    const r = await loadPhase(ctx, target, { ...spec, concurrency: 50, warmupMs: warmS * 1000, durationMs: seconds * 1000 });
+    const serial = scenario.serial ? await loadPhase(ctx, target, { ...spec, concurrency: 1, warmupCount: 5, count: serialN }) : undefined;
+    const failed = r.failed + (serial?.failed ?? 0);
+    if (failed > 0) throw new Error(`${name}: ${failed} streams failed: ${[...r.errors.samples, ...(serial?.errors.samples ?? [])].join('; ')}`);
+    if (serial) return { ttfbMs: serial.ttfbMs.p50, peakMb: memoryMb(target.pid).hwm };
+    return { cpuUs: (r.sutCpuS * 1e6) / r.completed, rps: r.completed / seconds, peakMb: memoryMb(target.pid).hwm };
+  }
+  const r = await throughputPhase(ctx, target, {
+    name,
+    path: scenario.path,
+    headers: scenario.headers,
+    bodyFile,
+    connections: 50,
+    warmS,
+    measureS: seconds,
+  });
+  if (r.errors + r.non2xx > 0) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx`);
+  return { cpuUs: r.cpuUsPerReq, rps: r.rps, peakMb: memoryMb(target.pid).hwm };
+}
+
+/** The serial scenario's summary: medians over the reps, then each build's difference to the base and the reference, paired per rep. */
+function summarizeSerial(rows, out, fmt, names, label) {
+  const figures = [
+    ['ttfbMs', 'time to first byte p50', 'ms', 3],
+    ['preUs', 'own share before the upstream call', 'µs', 0],
+    ['postUs', 'own share after its headers', 'µs', 0],
+  ];
+  for (const n of names) {
+    out[n] = Object.fromEntries(figures.map(([k]) => [k, spread(rows[n].map((m) => m[k]))]));
+    log(`  ${(label[n] ?? n).padEnd(28)} ${figures.map(([k, what, unit, d]) => `${what} ${fmt(out[n][k], d)} ${unit}`).join(';  ')}`);
+  }
+  for (const n of names.filter((x) => x !== 'reference' && x !== 'base')) {
+    for (const against of ['base', 'reference']) {
+      const diffs = Object.fromEntries(figures.map(([k]) => [k, spread(rows[n].map((m, i) => m[k] - rows[against][i][k]))]));
+      out[`${n}-${against}`] = diffs;
+      log(`  ${label[n] ?? n} − ${against}: ${figures.map(([k, what, unit, d]) => `${what} ${fmt(diffs[k], d)} ${unit}`).join(';  ')} (paired per rep)`);
+    }
   }
 }
 
@@ -123,12 +172,14 @@ let upstream;
 try {
   upstream = await startUpstream(place, place.loadCore);
   const targets = {
-    reference: () => startReference(place, upstream.origin),
-    base: () => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs }),
-    this: () => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs }),
+    reference: (extraNodeArgs) => startReference(place, upstream.origin, { extraNodeArgs }),
+    base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }),
+    this: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }),
   };
   const also = option('also', '').split(',').filter(Boolean);
-  for (const d of also) targets[d] = () => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs });
+  for (const d of also) {
+    targets[d] = (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs });
+  }
   const names = Object.keys(targets);
   const results = {};
   for (const s of only) {
@@ -140,8 +191,13 @@ try {
       for (const n of order) {
         const m = await measure(targets[n], scenario, bodyFile, `${s}-${basename(n)}-${rep}`);
         rows[n].push(m);
+        const head = `  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)}`;
+        if (scenario.serial) {
+          log(`${head} time to first byte p50 ${m.ttfbMs.toFixed(3)} ms; own share: ${m.preUs.toFixed(0)} µs before the upstream call, ${m.postUs.toFixed(0)} µs after its headers`);
+          continue;
+        }
         const per = scenario.streams ? 'stream' : 'req';
-        log(`  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)} ${m.cpuUs.toFixed(0).padStart(5)} µs CPU/${per}  ${m.rps.toFixed(0).padStart(6)} ${per}/s  peak ${m.peakMb.toFixed(0)} MB`);
+        log(`${head} ${m.cpuUs.toFixed(0).padStart(5)} µs CPU/${per}  ${m.rps.toFixed(0).padStart(6)} ${per}/s  peak ${m.peakMb.toFixed(0)} MB`);
       }
     }
   }
@@ -151,6 +207,10 @@ try {
   for (const [s, rows] of Object.entries(results)) {
     log(`\n${s}: median [min–max] of ${reps} fresh processes each`);
     const out = (summary[s] = {});
+    if (SCENARIOS[s].serial) {
+      summarizeSerial(rows, out, fmt, names, label);
+      continue;
+    }
     for (const n of names) {
       const cpu = spread(rows[n].map((m) => m.cpuUs));
       const rps = spread(rows[n].map((m) => m.rps));
