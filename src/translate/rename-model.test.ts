@@ -1,4 +1,5 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renameModel } from './rename-model.js';
 
@@ -16,6 +17,11 @@ describe('renameModel', () => {
     ['a string value that looks like a key', '{"messages":["model","model"],"model":"a"}', '{"messages":["model","model"],"model":"b"}'],
     ['last duplicate wins, as in JSON.parse', '{"model":"z","model":"a"}', '{"model":"z","model":"b"}'],
     ['unicode around', '{"t":"héllo ✓","model":"a","u":"ü"}', '{"t":"héllo ✓","model":"b","u":"ü"}'],
+    // The first key, and the only such bytes: found without a scan.
+    ['the only model key, first, after whitespace', '\n {\n "model" : "a", "x":1}', '\n {\n "model" : "b", "x":1}'],
+    ['first, with a duplicate of the same name later', '{"model":"a","x":1,"model":"a"}', '{"model":"a","x":1,"model":"b"}'],
+    ['first, with a nested model key later', '{"model":"a","tools":[{"model":"t"}]}', '{"model":"b","tools":[{"model":"t"}]}'],
+    ['a nested model key first', '{"meta":{"model":"a"},"model":"a"}', '{"meta":{"model":"a"},"model":"b"}'],
   ])('%s', (_name, input, expected) => {
     expect(rename(input, 'b')).toBe(expected);
   });
@@ -50,6 +56,27 @@ describe('renameModel', () => {
       expect(JSON.parse(out.toString()), file).toEqual({ ...body, model: 'renamed-model' });
       expect(out.length - raw.length, file).toBe('renamed-model'.length - body.model.length);
     }
+  });
+});
+
+describe('renameModel: any body', () => {
+  // Objects written key by key, so that `model` can come anywhere, twice, or nested, with any spacing.
+  const space = fc.constantFrom('', ' ', '\n  ');
+  const key = fc.oneof(fc.constant('model'), fc.constantFrom('x', 'messages', 'mod', 'model '), fc.string());
+  const value = fc.oneof(fc.constantFrom('a', 'b'), fc.string(), fc.jsonValue(), fc.dictionary(fc.constantFrom('model', 'type'), fc.jsonValue()));
+  const body = fc.tuple(fc.array(fc.tuple(key, value, space)), space).map(
+    ([entries, s]) => `${s}{${entries.map(([k, v, sp]) => `${sp}${JSON.stringify(k)}${sp}:${sp}${JSON.stringify(v)}`).join(',')}}${s}`,
+  );
+
+  it('reads as the same body with the new model, as JSON.parse reads it (the last duplicate wins)', () => {
+    fc.assert(
+      fc.property(body, fc.string(), (text, to) => {
+        const json = JSON.parse(text) as Record<string, unknown>;
+        if (typeof json.model !== 'string' || json.model === to) return;
+        expect(JSON.parse(renameModel(Buffer.from(text), json, to).toString())).toEqual({ ...json, model: to });
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

@@ -17,6 +17,34 @@ const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0
  * (it was parsed first), so the scan needs no error handling.
  */
 export function findModelValue(buf: Buffer): [number, number] | undefined {
+  const first = buf.indexOf(MODEL_KEY);
+  if (first === -1) return undefined;
+  // Every SDK sends `model` first. When those are the only such bytes in the body, they are the key, and no
+  // scan of the rest is needed. (Agents' bodies hold another `"model"` in a tool's schema: they are scanned.)
+  if (opensWith(buf, first) && buf.indexOf(MODEL_KEY, first + MODEL_KEY.length) === -1) return stringValueAfter(buf, first + MODEL_KEY.length);
+  return scanForModelValue(buf);
+}
+
+/** Whether only whitespace and the root object's `{` come before `at`: there, a string is the object's first key. */
+function opensWith(buf: Buffer, at: number): boolean {
+  let i = 0;
+  while (isSpace(buf[i])) i++;
+  if (buf[i] !== 0x7b /* { */) return false;
+  i++;
+  while (isSpace(buf[i])) i++;
+  return i === at;
+}
+
+/** The span of the string after a key ending at `keyEnd` (past the colon), if the value is a string. */
+function stringValueAfter(buf: Buffer, keyEnd: number): [number, number] | undefined {
+  let v = keyEnd;
+  while (isSpace(buf[v])) v++;
+  v++; // the colon
+  while (isSpace(buf[v])) v++;
+  return buf[v] === QUOTE ? [v, skipJsonString(buf, v)] : undefined;
+}
+
+function scanForModelValue(buf: Buffer): [number, number] | undefined {
   let depth = 0;
   let expectKey = false;
   let found: [number, number] | undefined;
@@ -27,14 +55,10 @@ export function findModelValue(buf: Buffer): [number, number] | undefined {
       if (depth === 1 && expectKey) {
         expectKey = false;
         if (end - i === MODEL_KEY.length && buf.compare(MODEL_KEY, 0, MODEL_KEY.length, i, end) === 0) {
-          let v = end;
-          while (isSpace(buf[v])) v++;
-          v++; // the colon
-          while (isSpace(buf[v])) v++;
-          if (buf[v] === QUOTE) {
-            const vEnd = skipJsonString(buf, v);
-            found = [v, vEnd];
-            i = vEnd - 1;
+          const value = stringValueAfter(buf, end);
+          if (value) {
+            found = value;
+            i = value[1] - 1;
             continue;
           }
         }
