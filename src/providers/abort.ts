@@ -49,7 +49,8 @@ export abstract class AbortableCall {
   protected abortCall: ((reason: Error) => void) | undefined;
 
   constructor(protected readonly signal: CallAbort) {
-    signal.once('abort', this.onAbort);
+    // `on`, not `once`: a CallAbort emits 'abort' once at most, and `once` wraps each listener in a new function.
+    signal.on('abort', this.onAbort);
   }
 
   private readonly onAbort = (): void => {
