@@ -63,6 +63,7 @@ const ROWS = [
     ref: (g, r, d) => sub(r.st1TtfbP50Ms, d.st1TtfbP50Ms),
   },
   { key: 'refAddedTtfb', label: 'added time to first byte p50, reference', unit: 'ms', f: (g, r, d) => sub(r.st1TtfbP50Ms, d.st1TtfbP50Ms) },
+  { key: 'ttfbOverRef', label: 'time to first byte p50, gateway − reference', unit: 'ms', f: (g, r) => sub(g.st1TtfbP50Ms, r.st1TtfbP50Ms) },
   { key: 'addedGap', label: 'max inter-chunk gap vs direct (median stream)', unit: 'ms', target: ['<=', 2], f: (g, r, d) => sub(g.st1GapP50Ms, d.st1GapP50Ms) },
   { key: 'addedGap50', label: 'max inter-chunk gap vs direct, 50 concurrent', unit: 'ms', f: (g, r, d) => sub(g.st50GapP50Ms, d.st50GapP50Ms) },
   { key: 'addedTtfb50', label: 'added time to first byte p50, 50 concurrent', unit: 'ms', f: (g, r, d) => sub(g.st50TtfbP50Ms, d.st50TtfbP50Ms) },
