@@ -41,7 +41,8 @@ export function skipJsonString(buf: Buffer, start: number): number {
   }
 }
 
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+/** JSON's whitespace, as a byte. */
+export const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 const USAGE_KEY = Buffer.from('"usage"');
 
 /**

@@ -3,7 +3,8 @@ import { Readable } from 'node:stream';
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.js';
-import { readBody } from './body.js';
+import { MAX_JSON_DEPTH } from '../protocols/json-depth.js';
+import { parseRequestBody, readBody } from './body.js';
 
 /** A request body as node:http hands it over: a Readable with the request's headers. */
 function request(headers: Record<string, string>): Readable & IncomingMessage {
@@ -61,5 +62,25 @@ describe('readBody', () => {
     req.push(Buffer.from('123456'));
     req.push(Buffer.from('789012'));
     await expect(body).rejects.toBeInstanceOf(GatewayError);
+  });
+});
+
+describe('parseRequestBody', () => {
+  const long = (model: string) => JSON.stringify({ tools: [{ model: 'nested' }], model, pad: 'x'.repeat(2 * MAX_JSON_DEPTH) });
+
+  it('gives where the model value sits when the body is long enough for the depth check', () => {
+    const raw = Buffer.from(long('claude-x'));
+    const { json, modelAt } = parseRequestBody(raw);
+    expect((json as { model: string }).model).toBe('claude-x');
+    expect(modelAt && raw.subarray(modelAt[0], modelAt[1]).toString()).toBe('"claude-x"');
+  });
+
+  it('gives no place for a short body, which is not scanned', () => {
+    expect(parseRequestBody(Buffer.from('{"model":"a"}')).modelAt).toBeUndefined();
+  });
+
+  it('refuses a body nested deeper than the limit', () => {
+    const raw = Buffer.from(`{"model":"a","x":${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}}`);
+    expect(() => parseRequestBody(raw)).toThrow(/nested more than/);
   });
 });

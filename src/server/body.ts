@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { ByteBudget } from './load.js';
 import { decodeUtf8 } from '../protocols/decode-utf8.js';
-import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-depth.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson } from '../protocols/json-depth.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the gateway's limit of ${limit} bytes.`, {
@@ -69,7 +69,18 @@ export function readBody(req: IncomingMessage, limit: number, budget?: ByteBudge
   });
 }
 
+/** A request body parsed, and where its `model` value sits when the depth check found that on the way. */
+export interface ParsedBody {
+  readonly json: unknown;
+  /** The root object's `model` string value in the bytes, as [start, end); undefined when not looked for (short bodies). */
+  readonly modelAt: [number, number] | undefined;
+}
+
 export function parseJsonBody(raw: Buffer): unknown {
+  return parseRequestBody(raw).json;
+}
+
+export function parseRequestBody(raw: Buffer): ParsedBody {
   if (raw.length === 0) throw invalidRequest('The request body is empty; send a JSON object.');
   // Decoding would turn bad bytes into U+FFFD silently, while passthrough forwards the bytes as sent:
   // the gateway and the provider would read two different requests.
@@ -80,8 +91,7 @@ export function parseJsonBody(raw: Buffer): unknown {
   } catch (err) {
     throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
-  if (mayNestDeeperThan(raw.length, MAX_JSON_DEPTH) && typeof json === 'object' && json !== null && nestedDeeperThan(raw, MAX_JSON_DEPTH)) {
-    throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
-  }
-  return json;
+  const outline = mayNestDeeperThan(raw.length, MAX_JSON_DEPTH) && typeof json === 'object' && json !== null ? outlineJson(raw, MAX_JSON_DEPTH) : undefined;
+  if (outline?.tooDeep) throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  return { json, modelAt: outline?.model };
 }

@@ -54,6 +54,8 @@ export interface Forwarding {
   readonly operation: Operation;
   readonly info: RequestInfo;
   readonly raw: Buffer;
+  /** Where the caller's `model` value sits in `raw`, when parsing found that already. */
+  readonly modelAt: [number, number] | undefined;
   /** The parsed body; passthrough releases it once its bytes are ready (see body-tree.ts). */
   readonly body: BodyTree;
   /** Aborted when the client goes away, or with a GatewayError when the total time runs out. */
@@ -143,7 +145,7 @@ interface Prepared {
 
 function prepare(f: Forwarding, route: Route): Prepared {
   const { plan, target } = route;
-  if (!plan.translator) return { body: renameModel(f.raw, f.body.get(), target.upstreamModel), json: undefined, translation: undefined };
+  if (!plan.translator) return { body: renameModel(f.raw, f.body.get(), target.upstreamModel, f.modelAt), json: undefined, translation: undefined };
   const ctx = translateContext(f.protocol, plan.upstreamProtocol, f.info.model, target, route.dropReasoning);
   const callerBody = f.body.get();
   const json = plan.translator.request(callerBody, ctx);

@@ -18,7 +18,7 @@ import { errorFamily, type Protocol } from '../protocols/types.js';
 import { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
-import { parseJsonBody, readBody } from './body.js';
+import { parseRequestBody, readBody } from './body.js';
 import { deadline, type Deadline } from './deadlines.js';
 import { byteBudget, enter, type ServerLoad } from './load.js';
 import type { Admission, Decision, LimitName, LimitStore } from '../limits/limit-store.js';
@@ -242,7 +242,7 @@ function afterBody(
   const { protocol, kind: operation } = endpoint;
   const exchange = record.exchange;
   if (exchange) capture(exchange, exchange.request, performance.now() - record.start, raw);
-  const json = parseJsonBody(raw);
+  const { json, modelAt } = parseRequestBody(raw);
   // Parsed and depth-checked just now: the log file may embed these bytes without checking them again.
   if (exchange) exchange.request.parsedJson = true;
   const info = protocolSpecs[protocol].inspect(json, operation);
@@ -272,6 +272,7 @@ function afterBody(
     operation,
     info,
     raw,
+    modelAt,
     body,
     controller,
     res,

@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { outlineJson } from '../protocols/json-depth.js';
 import { renameModel } from './rename-model.js';
 
 const rename = (text: string, to: string) => {
@@ -73,7 +74,11 @@ describe('renameModel: any body', () => {
       fc.property(body, fc.string(), (text, to) => {
         const json = JSON.parse(text) as Record<string, unknown>;
         if (typeof json.model !== 'string' || json.model === to) return;
-        expect(JSON.parse(renameModel(Buffer.from(text), json, to).toString())).toEqual({ ...json, model: to });
+        const raw = Buffer.from(text);
+        const out = renameModel(raw, json, to);
+        expect(JSON.parse(out.toString())).toEqual({ ...json, model: to });
+        // The same bytes with the place the request's parsing found (outlineJson's), as the gateway does.
+        expect(renameModel(raw, json, to, outlineJson(raw, Infinity).model)).toEqual(out);
       }),
       { numRuns: 2000 },
     );

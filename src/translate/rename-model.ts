@@ -4,17 +4,13 @@
  * together (docs/performance.md, finding 3), so the new name is spliced into the
  * original bytes and every other byte goes upstream as the client sent it.
  */
-import { skipJsonString } from '../protocols/json.js';
-
-const QUOTE = 0x22;
-const MODEL_KEY = Buffer.from('"model"');
-
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+import { isSpace } from '../protocols/json.js';
+import { MODEL_KEY, outlineJson, stringValueAfter } from '../protocols/json-depth.js';
 
 /**
  * Where the string value of the root object's `model` key sits, as [start, end).
  * The last occurrence wins, as with JSON.parse. Only valid JSON is given here
- * (it was parsed first), so the scan needs no error handling.
+ * (it was parsed first).
  */
 export function findModelValue(buf: Buffer): [number, number] | undefined {
   const first = buf.indexOf(MODEL_KEY);
@@ -22,7 +18,7 @@ export function findModelValue(buf: Buffer): [number, number] | undefined {
   // Every SDK sends `model` first. When those are the only such bytes in the body, they are the key, and no
   // scan of the rest is needed. (Agents' bodies hold another `"model"` in a tool's schema: they are scanned.)
   if (opensWith(buf, first) && buf.indexOf(MODEL_KEY, first + MODEL_KEY.length) === -1) return stringValueAfter(buf, first + MODEL_KEY.length);
-  return scanForModelValue(buf);
+  return outlineJson(buf, Infinity).model;
 }
 
 /** Whether only whitespace and the root object's `{` come before `at`: there, a string is the object's first key. */
@@ -33,47 +29,6 @@ function opensWith(buf: Buffer, at: number): boolean {
   i++;
   while (isSpace(buf[i])) i++;
   return i === at;
-}
-
-/** The span of the string after a key ending at `keyEnd` (past the colon), if the value is a string. */
-function stringValueAfter(buf: Buffer, keyEnd: number): [number, number] | undefined {
-  let v = keyEnd;
-  while (isSpace(buf[v])) v++;
-  v++; // the colon
-  while (isSpace(buf[v])) v++;
-  return buf[v] === QUOTE ? [v, skipJsonString(buf, v)] : undefined;
-}
-
-function scanForModelValue(buf: Buffer): [number, number] | undefined {
-  let depth = 0;
-  let expectKey = false;
-  let found: [number, number] | undefined;
-  for (let i = 0; i < buf.length; i++) {
-    const c = buf[i];
-    if (c === QUOTE) {
-      const end = skipJsonString(buf, i);
-      if (depth === 1 && expectKey) {
-        expectKey = false;
-        if (end - i === MODEL_KEY.length && buf.compare(MODEL_KEY, 0, MODEL_KEY.length, i, end) === 0) {
-          const value = stringValueAfter(buf, end);
-          if (value) {
-            found = value;
-            i = value[1] - 1;
-            continue;
-          }
-        }
-      }
-      i = end - 1;
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      depth++;
-      if (depth === 1) expectKey = c === 0x7b;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      depth--;
-    } else if (c === 0x2c /* , */ && depth === 1) {
-      expectKey = true;
-    }
-  }
-  return found;
 }
 
 /**
@@ -90,10 +45,13 @@ function encodedName(name: string): Buffer {
   return bytes;
 }
 
-/** The body with `model` replaced by `model`, all other bytes untouched. */
-export function renameModel(raw: Buffer, json: Record<string, unknown>, model: string): Buffer {
+/**
+ * The body with `model` replaced by `model`, all other bytes untouched. `at`: where the old value sits,
+ * when parsing found it already (see parseRequestBody).
+ */
+export function renameModel(raw: Buffer, json: Record<string, unknown>, model: string, at?: [number, number]): Buffer {
   if (json.model === model) return raw;
-  const span = findModelValue(raw);
+  const span = at ?? findModelValue(raw);
   // An escaped key (`"mod\u0065l"`) is legal JSON but never sent by real clients: re-serialise then.
   if (span === undefined || typeof json.model !== 'string' || !holdsName(raw, span, json.model)) {
     return Buffer.from(JSON.stringify({ ...json, model }));
