@@ -8,7 +8,7 @@ import type { RequestRecord } from './record.js';
 import type { CapturedBody, UpstreamAttempt } from './exchange.js';
 import { redactHeaders } from './redact.js';
 import { createSseDecoder } from '../sse/parse.js';
-import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-depth.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-outline.js';
 import type { Protocol, Usage } from '../protocols/types.js';
 
 export const EXCHANGE_JSON_VERSION = 1;

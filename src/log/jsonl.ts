@@ -16,7 +16,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 import { isSingleLineJson, isSingleLineJsonText } from '../protocols/json.js';
-import { MAX_JSON_DEPTH } from '../protocols/json-depth.js';
+import { MAX_JSON_DEPTH } from '../protocols/json-outline.js';
 import { createSseDecoder, type SseEvent } from '../sse/parse.js';
 import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
 import { bodyJson, recordFacts } from './exchange-json.js';

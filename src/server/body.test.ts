@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.js';
-import { MAX_JSON_DEPTH } from '../protocols/json-depth.js';
+import { MAX_JSON_DEPTH } from '../protocols/json-outline.js';
 import { parseRequestBody, readBody } from './body.js';
 
 /** A request body as node:http hands it over: a Readable with the request's headers. */

@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { ByteBudget } from './load.js';
 import { decodeUtf8 } from '../protocols/decode-utf8.js';
-import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson } from '../protocols/json-depth.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson } from '../protocols/json-outline.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the gateway's limit of ${limit} bytes.`, {
@@ -72,7 +72,7 @@ export function readBody(req: IncomingMessage, limit: number, budget?: ByteBudge
 /** A request body parsed, and where its `model` value sits when the depth check found that on the way. */
 export interface ParsedBody {
   readonly json: unknown;
-  /** The root object's `model` string value in the bytes, as [start, end); undefined when not looked for (short bodies). */
+  /** The root object's `model` string value in the bytes, as [start, end); undefined when not found or not looked for (short bodies). */
   readonly modelAt: [number, number] | undefined;
 }
 

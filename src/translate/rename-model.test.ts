@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { outlineJson } from '../protocols/json-depth.js';
+import { outlineJson } from '../protocols/json-outline.js';
 import { renameModel } from './rename-model.js';
 
 const rename = (text: string, to: string) => {

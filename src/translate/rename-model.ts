@@ -5,7 +5,7 @@
  * original bytes and every other byte goes upstream as the client sent it.
  */
 import { isSpace } from '../protocols/json.js';
-import { MODEL_KEY, outlineJson, stringValueAfter } from '../protocols/json-depth.js';
+import { MODEL_KEY, outlineJson, stringValueAfter } from '../protocols/json-outline.js';
 
 /**
  * Where the string value of the root object's `model` key sits, as [start, end).

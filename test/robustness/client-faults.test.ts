@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { capture, newExchange } from '#src/log/exchange.js';
 import { createLogger } from '#src/log/logger.js';
 import type { RequestRecord } from '#src/log/record.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from '#src/protocols/json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '#src/protocols/json-outline.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';

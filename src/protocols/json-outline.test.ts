@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findModelValue } from '../translate/rename-model.js';
-import { MAX_JSON_DEPTH, nestedDeeperThan, outlineJson } from './json-depth.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan, outlineJson } from './json-outline.js';
 
 const nested = (depth: number, open = '[', close = ']') => `${open.repeat(depth)}${close.repeat(depth)}`;
 const valueAt = (text: string) => {
