@@ -1,4 +1,4 @@
-/** Writing complete responses: JSON bodies and rendered errors. */
+/** Writing responses: JSON bodies, rendered errors, and the chunks of relayed streams. */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { capture } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
@@ -18,6 +18,20 @@ export function sendJson(
   if (record) captureResponse(record, status, all, text);
   res.writeHead(status, all);
   res.end(text);
+}
+
+/**
+ * Writes a relayed chunk and sends it at once; returns what `res.write` does (false: wait for
+ * 'drain'). A plain `res.write` corks the socket until the next tick, to join the writes of one
+ * turn into one packet. The relays write once per upstream chunk and then do their bookkeeping
+ * (usage, capture), which held each chunk back until it was done: a serial stream's first byte by
+ * 10 µs on these VMs. Corked here, `write` leaves the socket as it is and `uncork` sends.
+ */
+export function writeNow(res: ServerResponse, chunk: Buffer | string): boolean {
+  res.cork();
+  const ok = res.write(chunk);
+  res.uncork();
+  return ok;
 }
 
 /** Notes the answer's head (and, for a whole answer, its body) in the exchange, when one is captured. */
