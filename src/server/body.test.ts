@@ -35,6 +35,23 @@ describe('readBody', () => {
     expect((await body).toString()).toBe(parts.join(''));
   });
 
+  it("leaves a body read to its declared length paused before its 'end', which comes on resume", async () => {
+    const req = request({ 'content-length': '7' });
+    let ended = false;
+    req.on('end', () => (ended = true));
+    const body = readBody(req, 1000);
+    // As node:http hands over a message in one packet: the chunk to a request already flowing, then its end.
+    await turn();
+    req.push(Buffer.from('{"a":1}'));
+    req.push(null);
+    expect((await body).toString()).toBe('{"a":1}');
+    await settled(body);
+    expect([req.isPaused(), ended]).toEqual([true, false]);
+    req.resume();
+    await settled(body);
+    expect(ended).toBe(true);
+  });
+
   it('waits for the end of a body sent without a length (chunked)', async () => {
     const req = request({ 'transfer-encoding': 'chunked' });
     const body = readBody(req, 1000);

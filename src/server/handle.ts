@@ -99,6 +99,9 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     // logged, and the server counts the request out.
     const upstream: UpstreamCall = {};
     res.on('close', () => {
+      // A body read whole was left paused before its end (see readBody): it ends now. One refused
+      // part-way (413) stays paused, so the rest of the upload is not read.
+      if (req.complete && !req.readableEnded) req.resume();
       record.durationMs = performance.now() - record.start;
       if (res.headersSent) record.status ??= res.statusCode;
       upstream.deadline?.cancel();

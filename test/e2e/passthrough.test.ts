@@ -5,8 +5,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import AnthropicV0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CANNED_TEXT, chatFrames } from '../helpers/canned.js';
+import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CANNED_TEXT, cannedReply, chatFrames } from '../helpers/canned.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import {
@@ -89,6 +90,47 @@ describe('Chat Completions', () => {
     const got = upstream.last();
     expect(got.headers.authorization).toBeUndefined();
     expect((got.json as { model: string }).model).toBe('qwen2.5-coder:7b');
+  });
+});
+
+describe('the request stream', () => {
+  // readBody pauses a body read whole before its 'end', so Node's teardown of the request runs after the
+  // upstream call is written; the handler must end it once the response has closed, or it never would.
+  it('ends after the upstream call is made, once the response has closed, on a connection kept for the next', async () => {
+    const requests: IncomingMessage[] = [];
+    const onRequest = (req: IncomingMessage) => requests.push(req);
+    gw.gateway.server.on('request', onRequest);
+    const endedWhenSent: boolean[] = [];
+    upstream.always((got, res) => {
+      endedWhenSent.push(requests.at(-1)!.readableEnded);
+      cannedReply(got, res);
+    });
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      for (const stream of [true, false, true]) {
+        const text = await new Promise<string>((resolve, reject) => {
+          const req = httpRequest(`${gw.url}/v1/chat/completions`, {
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
+          });
+          req.on('response', (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => (body += String(c)));
+            res.on('end', () => resolve(body));
+          });
+          req.on('error', reject);
+          req.end(JSON.stringify({ model: 'gpt-test', stream, messages: [{ role: 'user', content: 'hi' }] }));
+        });
+        expect(text).toContain(stream ? 'data: [DONE]' : CANNED_TEXT);
+      }
+      await vi.waitFor(() => expect(requests.map((r) => [r.readableEnded, r.destroyed])).toEqual([[true, true], [true, true], [true, true]]));
+      expect(endedWhenSent).toEqual([false, false, false]);
+      expect(new Set(requests.map((r) => r.socket)).size).toBe(1);
+    } finally {
+      agent.destroy();
+      gw.gateway.server.off('request', onRequest);
+    }
   });
 });
 
