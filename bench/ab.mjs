@@ -107,8 +107,9 @@ const median = (values) => spread(values).median;
 async function probeFigures(pid, n) {
   const file = join(dir, `ttfb-probe-${pid}.json`);
   for (let i = 0; i < 50 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  const { pre, post } = JSON.parse(readFileSync(file, 'utf8'));
-  return { preUs: median(pre.slice(-n)) * 1000, postUs: median(post.slice(-n)) * 1000 };
+  const { pre, send, post, flush } = JSON.parse(readFileSync(file, 'utf8'));
+  const us = (values) => median(values.slice(-n)) * 1000;
+  return { preUs: us(pre), sendUs: us(send), postUs: us(post), flushUs: us(flush) };
 }
 
 async function measure(start, scenario, bodyFile, name) {
@@ -151,7 +152,9 @@ function summarizeSerial(rows, out, fmt, names, label) {
   const figures = [
     ['ttfbMs', 'time to first byte p50', 'ms', 3],
     ['preUs', 'own share before the upstream call', 'µs', 0],
+    ['sendUs', 'then undici, to its socket write', 'µs', 0],
     ['postUs', 'own share after its headers', 'µs', 0],
+    ['flushUs', 'then to the socket write', 'µs', 0],
   ];
   for (const n of names) {
     out[n] = Object.fromEntries(figures.map(([k]) => [k, spread(rows[n].map((m) => m[k]))]));
@@ -193,7 +196,7 @@ try {
         rows[n].push(m);
         const head = `  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)}`;
         if (scenario.serial) {
-          log(`${head} time to first byte p50 ${m.ttfbMs.toFixed(3)} ms; own share: ${m.preUs.toFixed(0)} µs before the upstream call, ${m.postUs.toFixed(0)} µs after its headers`);
+          log(`${head} time to first byte p50 ${m.ttfbMs.toFixed(3)} ms; own share: ${m.preUs.toFixed(0)} µs before the upstream call (+ ${m.sendUs.toFixed(0)} in undici), ${m.postUs.toFixed(0)} µs after its headers (+ ${m.flushUs.toFixed(0)} to the socket)`);
           continue;
         }
         const per = scenario.streams ? 'stream' : 'req';
