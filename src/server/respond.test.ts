@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer, request, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { writeNow } from './respond.js';
@@ -24,7 +24,7 @@ async function serve(write: (res: ServerResponse, chunk: string) => boolean) {
     const { port } = server.address() as AddressInfo;
     const req = request({ host: '127.0.0.1', port, path: '/' });
     req.end();
-    const [res] = (await once(req, 'response')) as [import('node:http').IncomingMessage];
+    const [res] = (await once(req, 'response')) as [IncomingMessage];
     let body = '';
     for await (const chunk of res) body += String(chunk);
     return { held, body };
