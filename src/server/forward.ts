@@ -225,7 +225,8 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
     let upstream: UpstreamResponse;
     try {
       const answer = send(f, route, prepared);
-      // The route's total-time cap is set once its first call is out: the upstream is at work meanwhile.
+      // The route's total-time cap starts with its first call handed to undici, which writes it now or, on a
+      // reused connection, later in this turn of the event loop (see readBody).
       if (!capped) {
         capped = true;
         f.armDeadline(provider.config.timeouts.totalMs);
