@@ -37,7 +37,7 @@ export function outlineJson(json: Buffer, limit: number): JsonOutline {
       const end = skipJsonString(json, i);
       if (depth === 1 && expectKey) {
         expectKey = false;
-        if (end - i === MODEL_KEY.length && json.compare(MODEL_KEY, 0, MODEL_KEY.length, i, end) === 0) {
+        if (end - i === MODEL_KEY.length && holdsAt(json, i, MODEL_KEY)) {
           const value = stringValueAfter(json, end);
           if (value) {
             model = value;
@@ -66,6 +66,16 @@ export function stringValueAfter(json: Buffer, keyEnd: number): [number, number]
   v++; // the colon
   while (isSpace(json[v])) v++;
   return json[v] === QUOTE ? [v, skipJsonString(json, v)] : undefined;
+}
+
+/**
+ * Whether `buf` holds `bytes` from `at` on (the caller knows they fit). A loop rather than
+ * `Buffer#compare`: for a key's or a model name's few bytes, entering C++ cost a cold request more
+ * than the comparison (7 µs against 2, serial streams).
+ */
+export function holdsAt(buf: Buffer, at: number, bytes: Buffer): boolean {
+  for (let i = 0; i < bytes.length; i++) if (buf[at + i] !== bytes[i]) return false;
+  return true;
 }
 
 /** Whether valid JSON text nests arrays and objects deeper than `limit`. */

@@ -5,7 +5,7 @@
  * original bytes and every other byte goes upstream as the client sent it.
  */
 import { isSpace } from '../protocols/json.js';
-import { MODEL_KEY, outlineJson, stringValueAfter } from '../protocols/json-outline.js';
+import { MODEL_KEY, holdsAt, outlineJson, stringValueAfter } from '../protocols/json-outline.js';
 
 /**
  * Where the string value of the root object's `model` key sits, as [start, end).
@@ -67,11 +67,3 @@ function holdsName(raw: Buffer, [start, end]: [number, number], name: string): b
   return JSON.parse(raw.toString('utf8', start, end)) === name;
 }
 
-/**
- * Whether `raw` holds `bytes` from `at` on. A loop rather than `Buffer#compare`: for a model name's
- * few bytes, entering C++ cost a cold request more than the comparison (7 µs against 2, serial streams).
- */
-function holdsAt(raw: Buffer, at: number, bytes: Buffer): boolean {
-  for (let i = 0; i < bytes.length; i++) if (raw[at + i] !== bytes[i]) return false;
-  return true;
-}
