@@ -209,7 +209,9 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
   const retries = provider.config.retries;
   let failure: unknown;
   let attempts = 0;
-  let capped = false;
+  // Armed before the first call rather than after it: undici writes a call on a reused connection later in
+  // the same turn anyway, so arming after gained nothing (measured) for a flag's worth of state.
+  f.armDeadline(provider.config.timeouts.totalMs);
   for (let attempt = 0; attempt <= retries; attempt++) {
     if (attempt > 0) {
       const delay = retryDelayMs(attempt, failure instanceof GatewayError ? retryAfterMs(failure.headers) : undefined);
@@ -224,14 +226,7 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
     attempts++;
     let upstream: UpstreamResponse;
     try {
-      const answer = send(f, route, prepared);
-      // The route's total-time cap starts with its first call handed to undici, which writes it now or, on a
-      // reused connection, later in this turn of the event loop (see readBody).
-      if (!capped) {
-        capped = true;
-        f.armDeadline(provider.config.timeouts.totalMs);
-      }
-      upstream = await answer;
+      upstream = await send(f, route, prepared);
     } catch (err) {
       failure = err;
       noteFailure(record, route, err, sent);
