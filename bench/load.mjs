@@ -11,8 +11,10 @@
  *             not earlier ones have finished; latency is measured from the due time
  *             (coordinated omission corrected), also reported from the actual send.
  *   burst     `size` requests at once, `bursts` times, `intervalMs` apart.
+ *   interleaved  serial streams to several targets (`targets`: name, origin, path,
+ *             headers) in turn, `count` each, with the figures of `requests` per target.
  *
- * Every mode runs `warmupMs` (or `warmupBursts`) of the same load first and
+ * Every mode runs `warmupMs` (or `warmupBursts`, `warmupCount`) of the same load first and
  * discards it, then prints `MEASURE_START` on stderr, measures, waits for the
  * last measured request, prints `MEASURE_END`, then the result as JSON on stdout.
  * The orchestrator reads the SUT's CPU time at the two markers.
@@ -53,13 +55,16 @@ const timeoutMs = spec.timeoutMs ?? 30_000;
 const now = () => performance.now();
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-const pool = new Pool(spec.origin, {
-  connections: spec.connections ?? Math.max(1, spec.concurrency ?? spec.size ?? 64),
-  pipelining: 1,
-  keepAliveTimeout: 60_000,
-  headersTimeout: timeoutMs,
-  bodyTimeout: timeoutMs,
-});
+const poolFor = (origin, connections) =>
+  new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+/** Where a request goes: the spec's own target, or (interleaved mode) one of `spec.targets`. */
+const main = {
+  name: 'target',
+  pool: poolFor(spec.origin, spec.connections ?? Math.max(1, spec.concurrency ?? spec.size ?? 64)),
+  path: spec.path,
+  headers,
+};
+const pools = [main.pool];
 
 const errors = { count: 0, samples: [] };
 function noteError(message) {
@@ -68,22 +73,23 @@ function noteError(message) {
 }
 
 /** One request, timed. Streams are checked event by event against what the fake upstream sends. */
-async function once() {
+async function once(to = main) {
   const t0 = now();
   const res = { ok: false, latencyMs: 0, ttfbMs: undefined, maxGapMs: 0, events: 0, reads: 0 };
+  const fail = (message) => noteError(to === main ? message : `${to.name}: ${message}`);
   try {
-    const { statusCode, body: rb } = await pool.request({
+    const { statusCode, body: rb } = await to.pool.request({
       method: 'POST',
-      path: spec.path,
-      headers,
+      path: to.path,
+      headers: to.headers,
       body,
       signal: AbortSignal.timeout(timeoutMs),
     });
     if (!spec.stream) {
       const buf = Buffer.from(await rb.arrayBuffer());
       res.latencyMs = now() - t0;
-      if (statusCode !== 200) noteError(`status ${statusCode}: ${buf.toString('utf8').slice(0, 200)}`);
-      else if (spec.expectJsonField && !(spec.expectJsonField in JSON.parse(buf.toString('utf8')))) noteError(`no ${spec.expectJsonField}`);
+      if (statusCode !== 200) fail(`status ${statusCode}: ${buf.toString('utf8').slice(0, 200)}`);
+      else if (spec.expectJsonField && !(spec.expectJsonField in JSON.parse(buf.toString('utf8')))) fail(`no ${spec.expectJsonField}`);
       else res.ok = true;
       return res;
     }
@@ -100,15 +106,15 @@ async function once() {
     res.latencyMs = now() - t0;
     const text = Buffer.concat(parts).toString('utf8');
     if (statusCode !== 200) {
-      noteError(`status ${statusCode}: ${text.slice(0, 200)}`);
+      fail(`status ${statusCode}: ${text.slice(0, 200)}`);
       return res;
     }
     const problem = checkStream(text, res);
-    if (problem) noteError(problem);
+    if (problem) fail(problem);
     else res.ok = true;
   } catch (err) {
     res.latencyMs = now() - t0;
-    noteError(`${err?.code ?? err?.name ?? 'error'}: ${err?.message ?? err}`);
+    fail(`${err?.code ?? err?.name ?? 'error'}: ${err?.message ?? err}`);
   }
   return res;
 }
@@ -195,14 +201,55 @@ async function requestsMode() {
     latencyMs: summarize(ok.map((r) => r.latencyMs)),
     errors,
   };
-  if (spec.stream) {
-    out.ttfbMs = summarize(ok.map((r) => r.ttfbMs));
-    out.maxGapMs = summarize(ok.map((r) => r.maxGapMs));
-    out.events = summarize(results.map((r) => r.events));
-    // Body reads per stream: a buffering proxy would deliver a stream in a few reads instead of ~one per event.
-    out.reads = summarize(ok.map((r) => r.reads));
-  }
+  if (spec.stream) Object.assign(out, streamFigures(results));
   return out;
+}
+
+function streamFigures(results) {
+  const ok = results.filter((r) => r.ok);
+  return {
+    ttfbMs: summarize(ok.map((r) => r.ttfbMs)),
+    maxGapMs: summarize(ok.map((r) => r.maxGapMs)),
+    events: summarize(results.map((r) => r.events)),
+    // Body reads per stream: a buffering proxy would deliver a stream in a few reads instead of ~one per event.
+    reads: summarize(ok.map((r) => r.reads)),
+  };
+}
+
+/**
+ * Serial streams to each of `spec.targets` in turn, one at a time: `warmupCount` cycles discarded, then
+ * `count` measured, the order rotated each cycle so none always follows the same one. Targets measured
+ * phase after phase drift apart with the machine; taken in turn, they share its moments.
+ */
+async function interleavedMode() {
+  const targets = spec.targets.map((t) => ({
+    name: t.name,
+    pool: poolFor(t.origin, 1),
+    path: t.path,
+    headers: { 'content-type': 'application/json', ...t.headers },
+  }));
+  pools.push(...targets.map((t) => t.pool));
+  const results = targets.map(() => []);
+  const warm = spec.warmupCount ?? 0;
+  for (let cycle = 0; cycle < warm + spec.count; cycle++) {
+    if (cycle === warm) {
+      errors.count = 0;
+      errors.samples.length = 0;
+      process.stderr.write('MEASURE_START\n');
+    }
+    for (let k = 0; k < targets.length; k++) {
+      const i = (cycle + k) % targets.length;
+      const r = await once(targets[i]);
+      if (cycle >= warm) results[i].push(r);
+    }
+  }
+  process.stderr.write('MEASURE_END\n');
+  const completed = results.flat();
+  const per = {};
+  targets.forEach((t, i) => {
+    per[t.name] = { completed: results[i].length, failed: results[i].filter((r) => !r.ok).length, ...streamFigures(results[i]) };
+  });
+  return { mode: 'interleaved', completed: completed.length, failed: completed.filter((r) => !r.ok).length, targets: per, errors };
 }
 
 async function openLoopMode() {
@@ -304,7 +351,7 @@ async function burstMode() {
   };
 }
 
-const modes = { requests: requestsMode, openloop: openLoopMode, burst: burstMode };
+const modes = { requests: requestsMode, openloop: openLoopMode, burst: burstMode, interleaved: interleavedMode };
 const run = modes[spec.mode];
 if (!run) throw new Error(`unknown mode ${spec.mode}`);
 // A hard stop so a stuck target can never hang the benchmark.
@@ -315,5 +362,5 @@ const hardStop = setTimeout(() => {
 const result = await run();
 clearTimeout(hardStop);
 process.stdout.write(`${JSON.stringify(result)}\n`);
-await pool.close().catch(() => {});
+await Promise.all(pools.map((p) => p.close().catch(() => {})));
 process.exit(0);
