@@ -12,7 +12,7 @@
  *             (coordinated omission corrected), also reported from the actual send.
  *   burst     `size` requests at once, `bursts` times, `intervalMs` apart.
  *   interleaved  serial streams to several targets (`targets`: name, origin, path,
- *             headers) in turn, `count` each, with the figures of `requests` per target.
+ *             headers) in a balanced turn, `count` each, with the figures of `requests` per target.
  *
  * Every mode runs `warmupMs` (or `warmupBursts`, `warmupCount`) of the same load first and
  * discards it, then prints `MEASURE_START` on stderr, measures, waits for the
@@ -217,9 +217,30 @@ function streamFigures(results) {
 }
 
 /**
- * Serial streams to each of `spec.targets` in turn, one at a time: `warmupCount` cycles discarded, then
- * `count` measured, the order rotated each cycle so none always follows the same one. Targets measured
- * phase after phase drift apart with the machine; taken in turn, they share its moments.
+ * An order of visits to `n` targets in which each follows every other one exactly once, and never itself:
+ * an Euler circuit of the complete directed graph (Hierholzer's algorithm). Each target comes up n - 1
+ * times; repeated, the order stays balanced across its seams.
+ */
+function balancedOrder(n) {
+  if (n === 1) return [0];
+  const unused = Array.from({ length: n }, (_, v) => Array.from({ length: n }, (_, w) => w).filter((w) => w !== v));
+  const stack = [0];
+  const circuit = [];
+  while (stack.length > 0) {
+    const v = stack[stack.length - 1];
+    if (unused[v].length > 0) stack.push(unused[v].pop());
+    else circuit.push(stack.pop());
+  }
+  return circuit.reverse().slice(0, -1);
+}
+
+/**
+ * Serial streams to each of `spec.targets` in turn, one at a time: at least `warmupCount` each discarded,
+ * then at least `count` each measured. Targets measured phase after phase drift apart with the machine; taken
+ * in turn, they share its moments. What ran just before a stream matters: a proxy whose core sat idle through
+ * a direct call starts colder than one after another proxy's stream. Rotating one order would put each target
+ * after the same neighbour every time (in an A/A test, the same gateway build came out 0.03-0.13 ms slower in
+ * one of the two places), so the visits follow balancedOrder.
  */
 async function interleavedMode() {
   const targets = spec.targets.map((t) => ({
@@ -230,17 +251,19 @@ async function interleavedMode() {
   }));
   pools.push(...targets.map((t) => t.pool));
   const results = targets.map(() => []);
-  const warm = spec.warmupCount ?? 0;
-  for (let cycle = 0; cycle < warm + spec.count; cycle++) {
-    if (cycle === warm) {
+  const order = balancedOrder(targets.length);
+  // Each pass through the order visits every target n - 1 times.
+  const passes = (n) => Math.ceil(n / Math.max(1, targets.length - 1));
+  const warm = passes(spec.warmupCount ?? 0);
+  for (let pass = 0; pass < warm + passes(spec.count); pass++) {
+    if (pass === warm) {
       errors.count = 0;
       errors.samples.length = 0;
       process.stderr.write('MEASURE_START\n');
     }
-    for (let k = 0; k < targets.length; k++) {
-      const i = (cycle + k) % targets.length;
+    for (const i of order) {
       const r = await once(targets[i]);
-      if (cycle >= warm) results[i].push(r);
+      if (pass >= warm) results[i].push(r);
     }
   }
   process.stderr.write('MEASURE_END\n');
