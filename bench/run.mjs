@@ -258,9 +258,10 @@ async function measureTarget(target, upstream, variant, pairedRef) {
     // need, as the gateway's had above), then serial streams alternating between the gateway, that reference and
     // the upstream directly. Measured each in its own turn, minutes apart, the three drift with the machine: one
     // run's rounds put the gateway's time to first byte at +0.44, 0.00 and +0.26 ms over the reference's.
-    // Alternating, it held at +0.09-0.10 in three reps of a scratch harness, +0.21-0.36 in a full run's rounds.
-    // But each proxy then idles through the other two's streams and starts its own colder: both add 0.15-0.55 ms
-    // more than streaming back to back. The target stays on the serial streams above; these are reported beside.
+    // Alternating, it held at +0.11 to +0.16 over a full run's rounds, where the same run's own-turn figure went
+    // from -0.01 to +0.26. But each proxy then idles through other streams and starts its own colder: both add
+    // 0.2-0.3 ms more than streaming back to back. The target stays on the serial streams above; these are
+    // reported beside them.
     const ref50 = await loadPhase(ctx, pairedRef.target, { ...streamSpec, bodyFile: B.chatStream, concurrency: 50, warmupMs: D.stWarmMs, durationMs: D.stMs });
     const turns = await loadPhase(ctx, target, {
       ...streamSpec,
