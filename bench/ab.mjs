@@ -11,14 +11,17 @@
  * range over the reps, and this build's ratio to the base per rep (paired, so
  * drift across reps cancels).
  *
- *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream,ttfb] [--serve-args "--no-log-bodies"]
+ *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream,ttfb,alt] [--serve-args "--no-log-bodies"]
  *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
  *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
  *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
  *
  * `ttfb` times serial streams instead (scenario 3's serial half, `--serial` of them after the concurrent
  * streams as warm-up), with each proxy's own share of the time to first byte from bench/lib/ttfb-probe.mjs,
- * and reports differences to the base and the reference rather than ratios.
+ * and reports differences to the base and the reference rather than ratios. `alt` does the same with all of a
+ * rep's processes running at once, their serial streams alternating with each other's and with direct calls
+ * (bench/load.mjs's interleaved mode, balanced order): each starts colder, as a request spaced from the last
+ * does, and the differences hold still, where `ttfb`'s move with the machine between one process and the next.
  *
  * The base revision is checked out in a temporary git worktree with this repo's
  * node_modules linked in, and built there.
@@ -34,7 +37,7 @@ import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { memoryMb, placement, stopProcess } from './lib/proc.mjs';
 import { spread } from './lib/stats.mjs';
-import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -96,6 +99,12 @@ const SCENARIOS = {
   stream: { ...STREAM, streams: true },
   /** Scenario 3's serial half: time to first byte, one stream at a time, after concurrent streams as warm-up. */
   ttfb: { ...STREAM, serial: true },
+  /**
+   * The same, but all the processes of a rep run at once and their serial streams alternate with each other
+   * and with direct calls, in a balanced order (bench/load.mjs's interleaved mode): a colder start for each,
+   * and differences that hold still, since every target shares the machine's moments.
+   */
+  alt: { ...STREAM, serial: true, alternating: true },
 };
 for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': ${Object.keys(SCENARIOS).join(', ')}.`);
 
@@ -121,6 +130,29 @@ async function measure(start, scenario, bodyFile, name) {
     await stopProcess(target.child);
   }
   return scenario.serial ? { ...m, ...(await probeFigures(target.pid, serialN)) } : m;
+}
+
+/** One rep of `alt`: every target started and warmed up as for `ttfb`, then serial streams to all of them and to the upstream, alternating. */
+async function measureAlternating(targets, order, scenario, bodyFile, rep) {
+  const spec = { mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile };
+  const started = {};
+  let turns;
+  try {
+    for (const n of order) started[n] = { name: n, ...(await targets[n](PROBE)) };
+    for (const n of order) {
+      const r = await loadPhase(ctx, started[n], { ...spec, concurrency: 50, warmupMs: warmS * 1000, durationMs: seconds * 1000 });
+      if (r.failed > 0) throw new Error(`alt-${basename(n)}-${rep}: ${r.failed} streams failed: ${r.errors.samples.join('; ')}`);
+    }
+    const direct = { name: 'direct', origin: upstream.origin, path: `${MODELS['bench-chat'].prefix}${scenario.path}`, headers: scenario.headers };
+    const to = order.map((n) => ({ name: n, origin: started[n].origin, path: scenario.path, headers: scenario.headers }));
+    turns = await loadPhase(ctx, started[order[0]], { ...spec, mode: 'interleaved', warmupCount: 5, count: serialN, targets: [...to, direct] });
+    if (turns.failed > 0) throw new Error(`alt rep ${rep}: ${turns.failed} streams failed: ${turns.errors.samples.join('; ')}`);
+  } finally {
+    await Promise.all(Object.values(started).map((t) => stopProcess(t.child)));
+  }
+  const out = { direct: { ttfbMs: turns.targets.direct.ttfbMs.p50 } };
+  for (const n of order) out[n] = { ttfbMs: turns.targets[n].ttfbMs.p50, ...(await probeFigures(started[n].pid, serialN)) };
+  return out;
 }
 
 async function measureLoad(target, scenario, bodyFile, name) {
@@ -191,6 +223,13 @@ try {
     const rows = (results[s] = Object.fromEntries(names.map((n) => [n, []])));
     for (let rep = 0; rep < reps; rep++) {
       const order = names.map((_, i) => names[(i + rep) % names.length]);
+      if (scenario.alternating) {
+        const m = await measureAlternating(targets, order, scenario, bodyFile, rep);
+        (rows.direct ??= []).push(m.direct);
+        log(`  ${s} rep ${rep + 1}/${reps}: time to first byte p50 ${[...names, 'direct'].map((n) => `${label[n] ?? n} ${m[n].ttfbMs.toFixed(3)}`).join(', ')} ms`);
+        for (const n of names) rows[n].push(m[n]);
+        continue;
+      }
       for (const n of order) {
         const m = await measure(targets[n], scenario, bodyFile, `${s}-${basename(n)}-${rep}`);
         rows[n].push(m);
@@ -211,6 +250,10 @@ try {
     log(`\n${s}: median [min–max] of ${reps} fresh processes each`);
     const out = (summary[s] = {});
     if (SCENARIOS[s].serial) {
+      if (rows.direct) {
+        out.direct = { ttfbMs: spread(rows.direct.map((m) => m.ttfbMs)) };
+        log(`  ${'direct'.padEnd(28)} time to first byte p50 ${fmt(out.direct.ttfbMs, 3)} ms`);
+      }
       summarizeSerial(rows, out, fmt, names, label);
       continue;
     }
