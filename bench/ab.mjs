@@ -37,7 +37,7 @@ import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { memoryMb, placement, stopProcess } from './lib/proc.mjs';
 import { spread } from './lib/stats.mjs';
-import { GATEWAY_KEY, GATEWAY_VARIANTS, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, directPath, startGateway, startReference, startUpstream } from './lib/targets.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -132,9 +132,12 @@ async function measure(start, scenario, bodyFile, name) {
   return scenario.serial ? { ...m, ...(await probeFigures(target.pid, serialN)) } : m;
 }
 
+/** The serial-stream scenarios' load spec (scenario 3's Chat stream). */
+const streamSpec = (scenario, bodyFile) => ({ mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile });
+
 /** One rep of `alt`: every target started and warmed up as for `ttfb`, then serial streams to all of them and to the upstream, alternating. */
 async function measureAlternating(targets, order, scenario, bodyFile, rep) {
-  const spec = { mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile };
+  const spec = streamSpec(scenario, bodyFile);
   const started = {};
   let turns;
   try {
@@ -143,7 +146,7 @@ async function measureAlternating(targets, order, scenario, bodyFile, rep) {
       const r = await loadPhase(ctx, started[n], { ...spec, concurrency: 50, warmupMs: warmS * 1000, durationMs: seconds * 1000 });
       if (r.failed > 0) throw new Error(`alt-${basename(n)}-${rep}: ${r.failed} streams failed: ${r.errors.samples.join('; ')}`);
     }
-    const direct = { name: 'direct', origin: upstream.origin, path: `${MODELS['bench-chat'].prefix}${scenario.path}`, headers: scenario.headers };
+    const direct = { name: 'direct', origin: upstream.origin, path: directPath('bench-chat', scenario.path), headers: scenario.headers };
     const to = order.map((n) => ({ name: n, origin: started[n].origin, path: scenario.path, headers: scenario.headers }));
     turns = await loadPhase(ctx, started[order[0]], { ...spec, mode: 'interleaved', warmupCount: 5, count: serialN, targets: [...to, direct] });
     if (turns.failed > 0) throw new Error(`alt rep ${rep}: ${turns.failed} streams failed: ${turns.errors.samples.join('; ')}`);
@@ -157,7 +160,7 @@ async function measureAlternating(targets, order, scenario, bodyFile, rep) {
 
 async function measureLoad(target, scenario, bodyFile, name) {
   if (scenario.streams || scenario.serial) {
-    const spec = { mode: 'requests', path: scenario.path, headers: scenario.headers, stream: true, kind: 'chat', bodyFile };
+    const spec = streamSpec(scenario, bodyFile);
     // For `ttfb` the concurrent streams are the serial ones' warm-up, as in the benchmark.
     const r = await loadPhase(ctx, target, { ...spec, concurrency: 50, warmupMs: warmS * 1000, durationMs: seconds * 1000 });
     const serial = scenario.serial ? await loadPhase(ctx, target, { ...spec, concurrency: 1, warmupCount: 5, count: serialN }) : undefined;

@@ -34,7 +34,7 @@ import { coreBusy, coreTimes, memoryMb, movePid, placement, resetPeakRss, stopPr
 import { inspectorProbe, startWatcher } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
 import { spread } from './lib/stats.mjs';
-import { GATEWAY_KEY, GATEWAY_VARIANTS, MODELS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, directPath, startGateway, startReference, startUpstream } from './lib/targets.mjs';
 import { flag, option } from './lib/args.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -48,8 +48,8 @@ const QUICK = flag('quick');
  * requests.
  */
 const D = QUICK
-  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, ilN: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000 }
-  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, ilN: 60, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000 };
+  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, altN: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000 }
+  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000 };
 D.rounds = Number(option('rounds', D.rounds));
 D.soakMs = Number(option('soak', D.soakMs / 1000)) * 1000;
 
@@ -87,7 +87,7 @@ const H = {
 };
 
 /** The path a target is called on: direct goes to the upstream's own prefix for the model. */
-const pathFor = (target, model, endpoint) => (target.name === 'direct' ? `${MODELS[model].prefix}${endpoint}` : endpoint);
+const pathFor = (target, model, endpoint) => (target.name === 'direct' ? directPath(model, endpoint) : endpoint);
 
 // ---- one target, all phases --------------------------------------------------------------------
 /**
@@ -96,7 +96,7 @@ const pathFor = (target, model, endpoint) => (target.name === 'direct' ? `${MODE
  * run interleaved with the gateway's own (A-B-C-C-B-A); the twin is stopped then, its figures going to
  * `variant.result`. The reference idles on until after the gateway's streams, is taken through scenario 3 beside
  * them (serial streams alternating with the gateway's and direct ones), then stopped. Its figures go to the
- * gateway's own `pairedRef*` and `paired*` fields.
+ * gateway's own `pairedRef*` (the reference's) and `alt*` (the alternating streams') fields.
  */
 async function measureTarget(target, upstream, variant, pairedRef) {
   const m = { hwmAfterMb: {} };
@@ -268,30 +268,30 @@ async function measureTarget(target, upstream, variant, pairedRef) {
       mode: 'interleaved',
       bodyFile: B.chatStream,
       warmupCount: 5,
-      count: D.ilN,
+      count: D.altN,
       targets: [
         { name: 'gateway', origin: target.origin, path: chatPath, headers: H.bearer },
         { name: 'reference', origin: pairedRef.target.origin, path: chatPath, headers: H.bearer },
-        { name: 'direct', origin: upstream.origin, path: pathFor({ name: 'direct' }, 'bench-chat', '/v1/chat/completions'), headers: H.bearer },
+        { name: 'direct', origin: upstream.origin, path: directPath('bench-chat', '/v1/chat/completions'), headers: H.bearer },
       ],
     });
     await pairedRef.stop();
     const { gateway: tg, reference: tr, direct: td } = turns.targets;
     Object.assign(m, {
       pairedRefSt50CpuUs: (ref50.sutCpuS * 1e6) / ref50.completed,
-      pairedTtfbP50Ms: tg.ttfbMs?.p50,
-      pairedRefTtfbP50Ms: tr.ttfbMs?.p50,
-      pairedDirectTtfbP50Ms: td.ttfbMs?.p50,
-      pairedGapP50Ms: tg.maxGapMs?.p50,
-      pairedDirectGapP50Ms: td.maxGapMs?.p50,
+      altTtfbP50Ms: tg.ttfbMs?.p50,
+      altRefTtfbP50Ms: tr.ttfbMs?.p50,
+      altDirectTtfbP50Ms: td.ttfbMs?.p50,
+      altGapP50Ms: tg.maxGapMs?.p50,
+      altDirectGapP50Ms: td.maxGapMs?.p50,
       streamFailed: m.streamFailed + tg.failed,
       pairedRefFailed: ref50.failed + tr.failed,
-      pairedDirectFailed: td.failed,
+      altDirectFailed: td.failed,
       streamErrorSamples: [...m.streamErrorSamples, ...turns.errors.samples].slice(0, 3),
     });
     log(
-      `    SSE alternating gateway / reference / direct (${D.ilN} each): ttfb p50 ${fmt(m.pairedTtfbP50Ms, 2)} / ${fmt(m.pairedRefTtfbP50Ms, 2)} / ` +
-        `${fmt(m.pairedDirectTtfbP50Ms, 2)} ms; reference c=50: ${fmt(m.pairedRefSt50CpuUs, 0)} µs CPU/stream; failed ${turns.failed + ref50.failed}`,
+      `    SSE alternating gateway / reference / direct (${D.altN} each): ttfb p50 ${fmt(m.altTtfbP50Ms, 2)} / ${fmt(m.altRefTtfbP50Ms, 2)} / ` +
+        `${fmt(m.altDirectTtfbP50Ms, 2)} ms; reference c=50: ${fmt(m.pairedRefSt50CpuUs, 0)} µs CPU/stream; failed ${turns.failed + ref50.failed}`,
     );
   }
 

@@ -39,6 +39,9 @@ export const MODELS = {
   'bench-local': { prefix: '/u/0/2', provider: 'local', upstreamModel: 'qwen-bench:7b' },
 };
 
+/** The path a direct call takes for `model`: the upstream's own prefix for it, then the endpoint. */
+export const directPath = (model, endpoint) => `${MODELS[model].prefix}${endpoint}`;
+
 export async function startUpstream(place, core) {
   const child = startProcess(pinnedArgv(place, core, [process.execPath, join(BENCH, 'upstream.mjs')]));
   const origin = await waitForUrlLine(child);
