@@ -3,7 +3,7 @@
  * masked), and ready-to-paste lines for Claude Code, Codex and the two SDKs.
  */
 import type { ChalkInstance } from 'chalk';
-import type { Config, ConfigSource, ProviderConfig } from '../config/types.js';
+import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
 import { anthropicEnv, claudeCodeEnv, claudeModelFor, codexModelFor, codexToml, CODEX_ENV_KEY, inlineEnv, openaiEnv, type SnippetInput } from './snippets.js';
 
 export interface BannerInput {
@@ -22,6 +22,16 @@ export function maskSecret(secret: string | undefined): string {
   return secret.length >= 16 ? `key …${secret.slice(-4)}` : 'key set';
 }
 
+/**
+ * A key group's keys by name (or id), the first few: a team's group of hundreds would fill the
+ * screen. Never "and 1 more": that many names fit.
+ */
+export function keyNames(keys: readonly GatewayKey[], max = 5): string {
+  const shown = keys.length > max ? keys.slice(0, max - 1) : keys;
+  const names = shown.map((k) => k.name ?? k.id).join(', ');
+  return keys.length > shown.length ? `${names} and ${keys.length - shown.length} more` : names;
+}
+
 function providerLine(p: ProviderConfig): string {
   if (p.type === 'echo') return `${p.id} (echo, built in)`;
   return `${p.id} (${p.type}, ${p.baseUrl}, ${maskSecret(p.apiKey)})`;
@@ -38,7 +48,7 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   );
   lines.push(`${label('models')}${models.join(c.gray(' · ')) || c.yellow('none')}`);
   const groups = [...config.keyGroups.values()].map(
-    (g) => `${g.name} (${g.keys.length} key${g.keys.length === 1 ? '' : 's'}: ${g.keys.map((k) => k.name ?? k.id).join(', ')}; models ${g.models.join(', ')})`,
+    (g) => `${g.name} (${g.keys.length} key${g.keys.length === 1 ? '' : 's'}: ${keyNames(g.keys)}; models ${g.models.join(', ')})`,
   );
   lines.push(`${label('groups')}${groups.join(c.gray(' · ')) || c.yellow('none: every request will be refused')}`);
 

@@ -7,7 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Config, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
-import { maskSecret } from './banner.js';
+import { keyNames, maskSecret } from './banner.js';
 import { groupsReaching, reachableModels } from './reach.js';
 import { formatTable, type Column } from './table.js';
 
@@ -72,7 +72,7 @@ export function reachList(config: Config, group: KeyGroupConfig): string {
 export function groupsTable(config: Config, c: ChalkInstance): string {
   const columns: Column<KeyGroupConfig>[] = [
     { header: 'group', cell: (g) => g.name },
-    { header: 'keys', cell: (g) => (g.keys.length === 0 ? c.yellow('none') : g.keys.map((k) => k.name ?? k.id).join(', ')) },
+    { header: 'keys', cell: (g) => (g.keys.length === 0 ? c.yellow('none') : keyNames(g.keys, 8)) },
     { header: 'models', cell: (g) => g.models.join(', ') },
     { header: 'protocols', cell: (g) => protocolList(g.protocols) },
     { header: 'features', cell: (g) => featureList(g.features) },

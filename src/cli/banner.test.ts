@@ -1,0 +1,43 @@
+import { Chalk } from 'chalk';
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../config/parse.js';
+import { formatBanner, keyNames } from './banner.js';
+import { groupsTable } from './describe-config.js';
+
+const plain = new Chalk({ level: 0 });
+const named = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `member-${i}`, key: `team-key-${i}-xxxxxxxxxxxxxxxx` }));
+
+function configWith(keys: unknown[]) {
+  return parseConfig(
+    { providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, keyGroups: { team: { keys } } },
+    { env: {}, source: 'test.json' },
+  );
+}
+
+describe('key names in the banner and in check', () => {
+  it.each([
+    [1, 5, 'member-0'],
+    [5, 5, 'member-0, member-1, member-2, member-3, member-4'],
+    [6, 5, 'member-0, member-1, member-2, member-3 and 2 more'],
+    [200, 5, 'member-0, member-1, member-2, member-3 and 196 more'],
+    [9, 8, 'member-0, member-1, member-2, member-3, member-4, member-5, member-6 and 2 more'],
+  ])('%i keys, at most %i shown: %s', (n, max, expected) => {
+    expect(keyNames([...configWith(named(n)).keyGroups.get('team')!.keys], max)).toBe(expected);
+  });
+
+  it('shows an unnamed key by its id, never the key', () => {
+    const config = configWith(['sk-unnamed-key-0123456789']);
+    const text = keyNames(config.keyGroups.get('team')!.keys);
+    expect(text).toMatch(/^[0-9a-f]{8}$/);
+  });
+
+  it('keeps a group of 200 keys to one short banner line and check cell', () => {
+    const config = configWith(named(200));
+    const banner = formatBanner({ url: 'http://127.0.0.1:4000', config, source: { description: 'test.json' } as never, chalk: plain, version: '0' });
+    const line = banner.split('\n').find((l) => l.startsWith('groups'))!;
+    expect(line).toBe('groups    team (200 keys: member-0, member-1, member-2, member-3 and 196 more; models *)');
+    const table = groupsTable(config, plain);
+    expect(table).toContain('member-0, member-1, member-2, member-3, member-4, member-5, member-6 and 193 more');
+    expect(table).not.toContain('member-7,');
+  });
+});
