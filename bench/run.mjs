@@ -34,7 +34,7 @@ import { coreBusy, coreTimes, memoryMb, movePid, placement, resetPeakRss, stopPr
 import { inspectorProbe, startWatcher } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
 import { spread } from './lib/stats.mjs';
-import { GATEWAY_KEY, GATEWAY_VARIANTS, directPath, startGateway, startReference, startUpstream } from './lib/targets.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, directPath, startGateway, startReference, startRelay, startUpstream } from './lib/targets.mjs';
 import { flag, option } from './lib/args.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -246,6 +246,22 @@ async function measureTarget(target, upstream, variant, pairedRef) {
     streamFailed: st1.failed + st50.failed,
     streamErrorSamples: [...st1.errors.samples, ...st50.errors.samples].slice(0, 3),
   });
+  if (isDirect) {
+    // The same serial streams through a byte relay on the proxies' core (socat, when installed): the hop alone,
+    // with no HTTP parsed and no JavaScript run. What the proxies add beyond it is their own per-request code.
+    const relay = await startRelay(place, upstream.origin);
+    if (relay) {
+      live.add(relay.child);
+      try {
+        const r = await loadPhase(ctx, relay, { ...streamSpec, bodyFile: B.chatStream, concurrency: 1, warmupCount: 5, count: D.st1N });
+        Object.assign(m, { relayTtfbP50Ms: r.ttfbMs?.p50, relayFailed: r.failed });
+        log(`    SSE through a byte relay (socat): ttfb p50 ${fmt(m.relayTtfbP50Ms, 2)} ms, failed ${r.failed}`);
+      } finally {
+        live.delete(relay.child);
+        await stopProcess(relay.child);
+      }
+    }
+  }
   hwm('streams');
   await inspectorAfter('streams');
   log(

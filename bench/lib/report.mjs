@@ -64,6 +64,8 @@ const ROWS = [
   },
   { key: 'refAddedTtfb', label: 'added time to first byte p50, reference', unit: 'ms', f: (g, r, d) => sub(r.st1TtfbP50Ms, d.st1TtfbP50Ms) },
   { key: 'ttfbOverRef', label: 'time to first byte p50, gateway − reference', unit: 'ms', f: (g, r) => sub(g.st1TtfbP50Ms, r.st1TtfbP50Ms) },
+  // A byte relay (socat, when installed) on the proxies' core, in the direct turn: what the hop alone adds.
+  { key: 'relayAddedTtfb', label: 'added time to first byte p50, a byte relay (socat)', unit: 'ms', f: (g, r, d) => sub(d.relayTtfbP50Ms, d.st1TtfbP50Ms) },
   { key: 'addedGap', label: 'max inter-chunk gap vs direct (median stream)', unit: 'ms', target: ['<=', 2], f: (g, r, d) => sub(g.st1GapP50Ms, d.st1GapP50Ms) },
   // Alternating serial streams to the gateway, a reference forwarder and the upstream, in the gateway's turn (see
   // run.mjs). Each proxy idles through the other two's streams, so both are slower than streaming back to back:
@@ -139,7 +141,7 @@ const ROWS = [
       sum(t.gatewayNoInspector?.thrErrors, t.watched?.failed, t.watched?.watcher?.parseErrors, t.recording?.errors),
   },
   { key: 'refFailures', label: 'failed requests and streams, reference', unit: '', f: (g, r) => sum(r.thrErrors, r.bigErrors, r.c1Errors, r.olErrors, r.streamFailed, r.bigStFailed, r.soakFailed, r.st50MemFailed, r.st500Failed, g.pairedRefFailed) },
-  { key: 'directFailures', label: 'failed streams, direct calls (a broken benchmark)', unit: '', target: ['<=', 0], optional: true, f: (g) => g.altDirectFailed },
+  { key: 'directFailures', label: 'failed streams, direct calls (a broken benchmark)', unit: '', target: ['<=', 0], optional: true, f: (g, r, d) => sum(g.altDirectFailed, d.relayFailed) },
 ];
 
 /** Absolute figures, per target: median [min–max] across rounds. */
@@ -158,6 +160,8 @@ const ABSOLUTE = [
   ['olCpuPct', 'SUT CPU % at 500 req/s', 0],
   ['st1TtfbP50Ms', 'SSE time to first byte p50 ms', 2],
   ['st1GapP50Ms', 'SSE max gap, median stream ms', 2],
+  // In the direct turn: shown in the direct column.
+  ['relayTtfbP50Ms', 'byte relay (socat): ttfb p50 ms', 2],
   // Alternating serial streams, in the gateway's turn: shown in the gateway's column.
   ['altTtfbP50Ms', 'alternating: ttfb p50 ms', 2],
   ['altRefTtfbP50Ms', 'alternating: reference ttfb p50 ms', 2],

@@ -2,13 +2,14 @@
  * The three targets of a round, each in its own process: the fake upstream
  * (which "direct" calls), the reference forwarder, and the gateway started as
  * users start it (`node bin/model-gateway.js serve --config FILE --log-file FILE`,
- * plus the flags of GATEWAY_VARIANTS).
+ * plus the flags of GATEWAY_VARIANTS). Beside them, when socat is installed, a byte relay: the hop alone.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pinnedArgv, startProcess, waitForUrlInFile, waitForUrlLine } from './proc.mjs';
+import { createServer, connect } from 'node:net';
+import { hasCmd, pinnedArgv, startProcess, stopProcess, waitForUrlInFile, waitForUrlLine } from './proc.mjs';
 
 const BENCH = fileURLToPath(new URL('..', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -65,6 +66,40 @@ export async function startReference(place, upstreamOrigin, { extraNodeArgs = []
   const child = startProcess(pinnedArgv(place, place.sutCore, argv));
   const origin = await waitForUrlLine(child, startTimeoutMs);
   return { child, pid: child.pid, origin };
+}
+
+/**
+ * A byte relay to the upstream on the proxies' core: socat, which copies bytes between two sockets and parses
+ * nothing, so what it adds to a call is the hop itself (a second connection, and the proxies' core woken twice).
+ * Undefined when socat is not installed (`apt-get install socat`): it is context, not a target.
+ */
+export async function startRelay(place, upstreamOrigin) {
+  if (!hasCmd('socat')) return undefined;
+  const port = await new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: p } = probe.address();
+      probe.close(() => resolve(p));
+    });
+  });
+  const up = new URL(upstreamOrigin);
+  const argv = ['socat', `TCP-LISTEN:${port},bind=127.0.0.1,reuseaddr,fork,nodelay`, `TCP:${up.hostname}:${up.port},nodelay`];
+  const child = startProcess(pinnedArgv(place, place.sutCore, argv));
+  for (let i = 0; ; i++) {
+    const ok = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      }).once('error', () => resolve(false));
+    });
+    if (ok) break;
+    if (i === 50 || child.exitCode !== null) {
+      await stopProcess(child, 500);
+      throw new Error(`socat did not listen on ${port}: ${child.stderrText()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, pid: child.pid, origin: `http://127.0.0.1:${port}` };
 }
 
 /**
