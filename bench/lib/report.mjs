@@ -193,7 +193,6 @@ const VARIANT_ABSOLUTE = [
   ['bigRps', 'req/s, 100 KB, c=50', 0],
   ['bigCpuUs', 'CPU µs/request, 100 KB', 0],
   ['memIdleMb', 'RSS idle MB', 1],
-  ['memSettledMb', 'RSS idle 12 s after start MB', 1],
   ['peakRssMb', 'peak RSS MB (at its end)', 1],
 ];
 
