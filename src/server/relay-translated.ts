@@ -11,7 +11,7 @@ import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { capture, lastAttempt } from '../log/exchange.js';
 import { captureUpstream, streamFailure, type RelayContext, type Translation } from './relay.js';
-import { STREAM_HEADERS, captureResponse, writeNow } from './respond.js';
+import { STREAM_HEADERS, captureResponse, whenDrained, writeNow } from './respond.js';
 import { readAll } from './upstream-body.js';
 
 
@@ -101,7 +101,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
       if (exchange) capture(exchange, exchange.response, performance.now() - record.start, text);
       if (!writeNow(res, text)) {
         body.pause();
-        res.once('drain', () => body.resume());
+        whenDrained(res, () => body.resume());
       }
     };
 

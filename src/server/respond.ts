@@ -21,17 +21,43 @@ export function sendJson(
 }
 
 /**
- * Writes a relayed chunk and sends it at once; returns what `res.write` does (false: wait for
- * 'drain'). A plain `res.write` corks the socket until the next tick, to join the writes of one
- * turn into one packet. The relays write once per upstream chunk and then do their bookkeeping
- * (usage, capture), which held each chunk back until it was done: a serial stream's first byte by
- * 10 µs on these VMs. Corked here, `write` leaves the socket as it is and `uncork` sends.
+ * Writes a relayed chunk and sends it at once; returns whether the client keeps up (false: pause the
+ * source until `whenDrained`). A plain `res.write` corks the socket until the next tick, to join the
+ * writes of one turn into one packet. The relays write once per upstream chunk and then do their
+ * bookkeeping (usage, capture), which held each chunk back until it was done: a serial stream's first
+ * byte by 10 µs on these VMs. Corked here, `write` leaves the socket as it is and `uncork` sends.
+ *
+ * The answer comes from what the response holds, not from `write`: under `cork`, Node 22 and later
+ * keep a chunked write in the response and answer from that chunk alone, true however much the socket
+ * holds (nodejs/node#60432). Trusting it, a client that read nothing made the gateway read a 96 MiB
+ * upstream stream whole, at full speed, into memory.
  */
 export function writeNow(res: ServerResponse, chunk: Buffer | string): boolean {
   res.cork();
-  const ok = res.write(chunk);
+  res.write(chunk);
   res.uncork();
-  return ok;
+  return res.writableLength < res.writableHighWaterMark;
+}
+
+/**
+ * Calls `then` once the client has taken what `writeNow` left waiting: on the socket's 'drain', since
+ * Node 22 and later pass none on to the response after a corked write that answered true (see
+ * `writeNow`). A response queued behind another on its connection has no socket yet: its own 'drain'.
+ */
+export function whenDrained(res: ServerResponse, then: () => void): void {
+  const socket = res.socket;
+  if (!socket) {
+    res.once('drain', then);
+    return;
+  }
+  // A kept-alive socket outlives the response: the listener goes with the response.
+  const gone = () => socket.off('drain', drained);
+  const drained = () => {
+    res.off('close', gone);
+    then();
+  };
+  socket.once('drain', drained);
+  res.once('close', gone);
 }
 
 /** Notes the answer's head (and, for a whole answer, its body) in the exchange, when one is captured. */
