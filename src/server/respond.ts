@@ -25,24 +25,27 @@ export function sendJson(
  * source until `whenDrained`). A plain `res.write` corks the socket until the next tick, to join the
  * writes of one turn into one packet. The relays write once per upstream chunk and then do their
  * bookkeeping (usage, capture), which held each chunk back until it was done: a serial stream's first
- * byte by 10 µs on these VMs. Corked here, `write` leaves the socket as it is and `uncork` sends.
+ * byte by 10 µs on these VMs. Here the cork `write` adds is undone at once, so the chunk and its
+ * chunked-encoding frame leave in one socket write before the bookkeeping.
  *
- * The answer comes from what the response holds, not from `write`: under `cork`, Node 22 and later
- * keep a chunked write in the response and answer from that chunk alone, true however much the socket
- * holds (nodejs/node#60432). Trusting it, a client that read nothing made the gateway read a 96 MiB
- * upstream stream whole, at full speed, into memory.
+ * Not `res.cork()` and `res.uncork()` around the write, as before: on Node 22 and later a chunked write
+ * under the response's cork waits in the response, leaves as four socket writes at `uncork`, and is
+ * answered true however much the socket holds, with no 'drain' after (nodejs/node#60432). A client that
+ * read nothing made the gateway read a 96 MiB upstream stream whole into memory. The answer here comes
+ * from what the response holds, whatever `write` says.
  */
 export function writeNow(res: ServerResponse, chunk: Buffer | string): boolean {
-  res.cork();
+  const socket = res.socket;
+  const corked = socket ? socket.writableCorked : 0;
   res.write(chunk);
-  res.uncork();
+  if (socket && socket.writableCorked > corked) socket.uncork();
   return res.writableLength < res.writableHighWaterMark;
 }
 
 /**
  * Calls `then` once the client has taken what `writeNow` left waiting: on the socket's 'drain', since
- * Node 22 and later pass none on to the response after a corked write that answered true (see
- * `writeNow`). A response queued behind another on its connection has no socket yet: its own 'drain'.
+ * the response passes one on only after a `write` of its own that answered false, which `writeNow` does
+ * not rely on. A response queued behind another on its connection has no socket yet: its own 'drain'.
  */
 export function whenDrained(res: ServerResponse, then: () => void): void {
   const socket = res.socket;
