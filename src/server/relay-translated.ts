@@ -11,7 +11,7 @@ import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { capture, lastAttempt } from '../log/exchange.js';
 import { captureUpstream, streamFailure, type RelayContext, type Translation } from './relay.js';
-import { STREAM_HEADERS, captureResponse, whenDrained, writeNow } from './respond.js';
+import { STREAM_HEADERS, captureResponse, writeOrPause } from './respond.js';
 import { readAll } from './upstream-body.js';
 
 
@@ -99,10 +99,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
       if (text === '') return;
       if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
       if (exchange) capture(exchange, exchange.response, performance.now() - record.start, text);
-      if (!writeNow(res, text)) {
-        body.pause();
-        whenDrained(res, () => body.resume());
-      }
+      writeOrPause(res, text, body);
     };
 
     body.on('data', (chunk: Buffer) => {

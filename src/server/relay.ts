@@ -19,7 +19,7 @@ import type { Provider, UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder, type SseDecoder } from '../sse/parse.js';
 import { skippingDecoder } from '../sse/skip.js';
 import { relayTranslated } from './relay-translated.js';
-import { STREAM_HEADERS, captureResponse, whenDrained, writeNow } from './respond.js';
+import { STREAM_HEADERS, captureResponse, writeOrPause } from './respond.js';
 import { capture, lastAttempt, type UpstreamAttempt } from '../log/exchange.js';
 import { readAll } from './upstream-body.js';
 import type { TranslateContext } from '../translate/ir.js';
@@ -178,10 +178,7 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string |
     body.on('data', (chunk: Buffer) => {
       if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
       // Out first, read for usage after: the client does not wait for the gateway's bookkeeping.
-      if (!writeNow(res, chunk)) {
-        body.pause();
-        whenDrained(res, () => body.resume());
-      }
+      writeOrPause(res, chunk, body);
       const { decoder, watch } = follow();
       for (const event of decoder.push(chunk)) watch.onEvent(event);
       if (attempt) captureUpstream(ctx, attempt, chunk);

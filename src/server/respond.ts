@@ -63,6 +63,13 @@ export function whenDrained(res: ServerResponse, then: () => void): void {
   res.once('close', gone);
 }
 
+/** Relays a chunk with `writeNow` and, when the client falls behind, pauses `source` until it has caught up. */
+export function writeOrPause(res: ServerResponse, chunk: Buffer | string, source: { pause(): unknown; resume(): unknown }): void {
+  if (writeNow(res, chunk)) return;
+  source.pause();
+  whenDrained(res, () => source.resume());
+}
+
 /** Notes the answer's head (and, for a whole answer, its body) in the exchange, when one is captured. */
 export function captureResponse(record: RequestRecord, status: number, headers: OutgoingHttpHeaders, body?: Buffer | string): void {
   const x = record.exchange;
