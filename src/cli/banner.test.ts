@@ -22,7 +22,7 @@ describe('key names in the banner and in check', () => {
     [200, 5, 'member-0, member-1, member-2, member-3 and 196 more'],
     [9, 8, 'member-0, member-1, member-2, member-3, member-4, member-5, member-6 and 2 more'],
   ])('%i keys, at most %i shown: %s', (n, max, expected) => {
-    expect(keyNames([...configWith(named(n)).keyGroups.get('team')!.keys], max)).toBe(expected);
+    expect(keyNames(configWith(named(n)).keyGroups.get('team')!.keys, max)).toBe(expected);
   });
 
   it('shows an unnamed key by its id, never the key', () => {
@@ -33,7 +33,7 @@ describe('key names in the banner and in check', () => {
 
   it('keeps a group of 200 keys to one short banner line and check cell', () => {
     const config = configWith(named(200));
-    const banner = formatBanner({ url: 'http://127.0.0.1:4000', config, source: { description: 'test.json' } as never, chalk: plain, version: '0' });
+    const banner = formatBanner({ url: 'http://127.0.0.1:4000', config, source: { filepath: '/tmp/test.json', description: 'test.json' }, chalk: plain, version: '0' });
     const line = banner.split('\n').find((l) => l.startsWith('groups'))!;
     expect(line).toBe('groups    team (200 keys: member-0, member-1, member-2, member-3 and 196 more; models *)');
     const table = groupsTable(config, plain);

@@ -68,14 +68,15 @@ describe('writeNow', () => {
  * nothing until told to: `writeNow` and `whenDrained` must not depend on either, on any Node.
  */
 async function unreadResponse(run: (res: ServerResponse) => Promise<void>) {
-  let result: Promise<void> | undefined;
+  let handled!: (result: Promise<void>) => void;
+  const result = new Promise<void>((resolve) => (handled = resolve));
   const server = createServer((_req, res) => {
     const write = res.write.bind(res) as (chunk: Buffer) => boolean;
     res.write = ((chunk: Buffer) => (write(chunk), true)) as typeof res.write;
     const emit = res.emit.bind(res);
     res.emit = ((event: string, ...args: unknown[]) => (event === 'drain' ? false : emit(event, ...args))) as typeof res.emit;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    result = run(res).finally(() => res.end());
+    handled(run(res).finally(() => res.end()));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -83,19 +84,9 @@ async function unreadResponse(run: (res: ServerResponse) => Promise<void>) {
   await once(client, 'connect');
   client.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
   client.pause();
-  try {
-    return { client, done: async () => (await until(() => result))! };
-  } finally {
-    server.close();
-  }
-}
-
-async function until<T>(get: () => T | undefined): Promise<T> {
-  for (;;) {
-    const value = get();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  // The one connection stays open; no other is needed.
+  server.close();
+  return { client, done: () => result };
 }
 
 describe('writeNow and whenDrained: back-pressure when write() does not report it', () => {
