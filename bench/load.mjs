@@ -337,10 +337,8 @@ async function burstMode() {
       process.stderr.write('MEASURE_START\n');
     }
     const rs = await Promise.all(Array.from({ length: spec.size }, () => once()));
-    if (measured) {
-      for (const r of rs) if (r.ok) all.push(r.latencyMs);
-      perBurstMax.push(Math.max(...rs.map((r) => r.latencyMs)));
-    } else warmBurstMax.push(Math.max(...rs.map((r) => r.latencyMs)));
+    if (measured) for (const r of rs) if (r.ok) all.push(r.latencyMs);
+    (measured ? perBurstMax : warmBurstMax).push(Math.max(...rs.map((r) => r.latencyMs)));
     await sleep(spec.intervalMs ?? 100);
   }
   process.stderr.write('MEASURE_END\n');
