@@ -138,6 +138,8 @@ function groupFields(a: KeyGroupConfig, b: KeyGroupConfig): FieldChange[] {
   for (const l of ['requestsPerMinute', 'concurrentRequests', 'tokensPerMinute'] as const) {
     field(out, `limits.${l}`, text(a.limits[l]), text(b.limits[l]));
   }
+  field(out, 'maxOutputTokens', text(a.maxOutputTokens), text(b.maxOutputTokens));
+  field(out, 'maxChoices', text(a.maxChoices), text(b.maxChoices));
   return out;
 }
 
@@ -161,12 +163,26 @@ function diffKeys(before: ReadonlyMap<string, GatewayKey>, after: ReadonlyMap<st
   return out;
 }
 
+const SERVER_FIELDS = [
+  'maxBodyBytes',
+  'maxConcurrentRequests',
+  'maxBufferedBytes',
+  'headersTimeoutMs',
+  'requestTimeoutMs',
+  'keepAliveTimeoutMs',
+  'maxConnections',
+  'maxResponseBytes',
+  'authFailuresPerMinute',
+  'maxTools',
+  'maxMessages',
+  'maxContentBlocks',
+] as const;
+
 function diffServer(before: Config, after: Config): ConfigChange[] {
   const fields: FieldChange[] = [];
   field(fields, 'host', before.server.host, after.server.host);
   field(fields, 'port', String(before.server.port), String(after.server.port));
-  for (const f of ['maxBodyBytes', 'maxConcurrentRequests', 'maxBufferedBytes', 'headersTimeoutMs', 'requestTimeoutMs'] as const) {
-    field(fields, f, String(before.server[f]), String(after.server[f]));
-  }
+  for (const f of SERVER_FIELDS) field(fields, f, String(before.server[f]), String(after.server[f]));
+  field(fields, 'allowedHosts', before.server.allowedHosts.join(', '), after.server.allowedHosts.join(', '));
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
 }

@@ -49,7 +49,8 @@ export function normalizeConfig(written: ValidatedConfig): Config {
     for (const key of group.keys) keys.set(key.digest, key);
   }
 
-  return { server: { ...written.server }, providers, models, modelGlobs: globs, keyGroups, keys };
+  const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts: [...written.server.allowedHosts] };
+  return { server, providers, models, modelGlobs: globs, keyGroups, keys };
 }
 
 function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
@@ -93,6 +94,8 @@ function normalizeKeyGroup(name: string, g: WrittenKeyGroup): KeyGroupConfig {
     protocols: new Set(g.protocols),
     features: new Set(g.features),
     limits: withoutUndefined({ ...g.limits }),
+    maxOutputTokens: g.maxOutputTokens,
+    maxChoices: g.maxChoices,
   };
 }
 

@@ -362,6 +362,14 @@ describe('parseConfig: defaults', () => {
       maxBufferedBytes: 512 * 1024 * 1024,
       headersTimeoutMs: 30_000,
       requestTimeoutMs: 300_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: undefined,
+      maxResponseBytes: 64 * 1024 * 1024,
+      allowedHosts: [],
+      authFailuresPerMinute: 30,
+      maxTools: 1024,
+      maxMessages: 100_000,
+      maxContentBlocks: 100_000,
     });
   });
 

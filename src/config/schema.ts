@@ -19,6 +19,12 @@ export const DEFAULT_SERVER_LIMITS = {
   maxBufferedBytes: 512 * 1024 * 1024,
   headersTimeoutMs: 30_000,
   requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 65_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+  authFailuresPerMinute: 30,
+  maxTools: 1024,
+  maxMessages: 100_000,
+  maxContentBlocks: 100_000,
 } as const;
 
 const protocol = z.enum(PROTOCOLS);
@@ -70,8 +76,39 @@ const server = z
       .describe(
         'Longest a client may take to send its whole request (headers and body), in milliseconds (default 5 minutes). Responses are not limited by it.',
       ),
+    keepAliveTimeoutMs: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs)
+      .describe('How long an idle keep-alive connection is kept open for its next request, in milliseconds (default 65 s).'),
+    maxConnections: positiveInt()
+      .optional()
+      .describe(
+        'Most client connections open at once; past it the longest-idle connection is closed first, and a new one is refused when none is idle. Default: from the process\'s open-file limit, leaving room for the upstream connections.',
+      ),
+    maxResponseBytes: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.maxResponseBytes)
+      .describe(
+        'Largest upstream answer held in memory: a whole non-streamed answer, or one event of a stream, in bytes (default 64 MiB). A larger one fails the call with a 502 in the caller\'s shape.',
+      ),
+    allowedHosts: z
+      .array(z.string().min(1))
+      .default([])
+      .describe(
+        'Host names accepted in the Host header besides loopback addresses and localhost, when listening on a loopback address (a guard against DNS rebinding). Default: none.',
+      ),
+    authFailuresPerMinute: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.authFailuresPerMinute)
+      .describe('Most requests with a wrong key one client address may send per minute; more are answered 429 (default 30).'),
+    maxTools: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.maxTools)
+      .describe('Most tools one request may declare; more are answered 400 (default 1024).'),
+    maxMessages: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.maxMessages)
+      .describe('Most messages (or input items) in one request; more are answered 400 (default 100000).'),
+    maxContentBlocks: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.maxContentBlocks)
+      .describe('Most content blocks (text, image, tool result and other parts) in one request, all messages together; more are answered 400 (default 100000).'),
   })
-  .describe('Where the gateway listens.');
+  .describe('Where the gateway listens, and the limits that protect it.');
 
 const provider = z
   .strictObject({
@@ -184,6 +221,14 @@ const keyGroup = z
       })
       .optional()
       .describe('Limits shared by all keys of the group; over a limit is 429 with retry-after.'),
+    maxOutputTokens: positiveInt()
+      .optional()
+      .describe(
+        'Most output tokens a request of this group may ask for (max_tokens, max_output_tokens, max_completion_tokens); a request asking more is answered 400, one that names none is sent with this cap.',
+      ),
+    maxChoices: positiveInt()
+      .optional()
+      .describe('Most choices (Chat Completions `n`) a request of this group may ask for; more is answered 400.'),
   })
   .describe('Client keys sharing one set of permissions.');
 

@@ -69,6 +69,10 @@ export interface KeyGroupConfig {
   readonly protocols: ReadonlySet<Protocol>;
   readonly features: ReadonlySet<Feature>;
   readonly limits: GroupLimits;
+  /** Cap on the output tokens a request may ask for; undefined: none. */
+  readonly maxOutputTokens: number | undefined;
+  /** Cap on Chat Completions' `n`; undefined: none. */
+  readonly maxChoices: number | undefined;
 }
 
 export interface GroupLimits {
@@ -86,6 +90,17 @@ export interface ServerConfig {
   readonly maxBufferedBytes: number;
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  /** Undefined: derived from the process's open-file limit when listening. */
+  readonly maxConnections: number | undefined;
+  /** Largest whole non-streamed answer, or single stream event, held in memory. */
+  readonly maxResponseBytes: number;
+  /** Host names accepted besides loopback ones when listening on loopback. */
+  readonly allowedHosts: readonly string[];
+  readonly authFailuresPerMinute: number;
+  readonly maxTools: number;
+  readonly maxMessages: number;
+  readonly maxContentBlocks: number;
 }
 
 export interface Config {
