@@ -7,6 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Config, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
+import { printable } from '../log/terminal-text.js';
 import { keyNames, maskSecret } from './banner.js';
 import { groupsReaching, reachableModels } from './reach.js';
 import { formatTable, type Column } from './table.js';
@@ -20,10 +21,10 @@ export function listOf<T extends string>(set: ReadonlySet<T>, all: readonly T[])
 export const protocolList = (set: ReadonlySet<Protocol>) => listOf(set, PROTOCOLS);
 export const featureList = (set: ReadonlySet<Feature>) => listOf(set, FEATURES);
 
-/** `provider/upstream`, or `provider (same name)` for a glob that sends the requested name. */
+/** `provider/upstream`, or `provider (same name)` for a glob that sends the requested name; escaped for printing. */
 export function servedBy(model: ModelConfig): string {
-  if (model.upstreamModel !== undefined) return `${model.provider}/${model.upstreamModel}`;
-  return model.isGlob ? `${model.provider} (name as sent)` : `${model.provider}/${model.pattern}`;
+  if (model.upstreamModel !== undefined) return printable(`${model.provider}/${model.upstreamModel}`);
+  return model.isGlob ? `${printable(model.provider)} (name as sent)` : printable(`${model.provider}/${model.pattern}`);
 }
 
 /** Which upstream protocol an inbound protocol reaches this model in: native, translated, or not allowed. */
@@ -35,9 +36,10 @@ export function routeCell(model: ModelConfig, provider: ProviderConfig | undefin
 
 export function providersTable(config: Config, c: ChalkInstance): string {
   const columns: Column<ProviderConfig>[] = [
-    { header: 'provider', cell: (p) => p.id },
+    // Config values are printed escaped (a name could hold a control character); words of our own are not.
+    { header: 'provider', cell: (p) => printable(p.id) },
     { header: 'type', cell: (p) => p.type },
-    { header: 'base URL', cell: (p) => (p.type === 'echo' ? c.gray('built in') : p.baseUrl) },
+    { header: 'base URL', cell: (p) => (p.type === 'echo' ? c.gray('built in') : printable(p.baseUrl)) },
     { header: 'speaks', cell: (p) => protocolList(p.protocols) },
     { header: 'credential', cell: (p) => (p.type === 'echo' ? c.gray('not needed') : p.apiKey ? maskSecret(p.apiKey) : c.gray('none')) },
     { header: 'retries', cell: (p) => (p.type === 'echo' ? c.gray('—') : String(p.retries)) },
@@ -47,17 +49,17 @@ export function providersTable(config: Config, c: ChalkInstance): string {
 
 export function modelsTable(config: Config, c: ChalkInstance): string {
   const columns: Column<ModelConfig>[] = [
-    { header: 'model', cell: (m) => m.pattern },
+    { header: 'model', cell: (m) => printable(m.pattern) },
     { header: 'served by', cell: servedBy },
     { header: 'protocols', cell: (m) => protocolList(m.protocols) },
     { header: 'features', cell: (m) => featureList(m.features) },
     // One column per inbound protocol: what a client speaking it gets.
     ...PROTOCOLS.map((p): Column<ModelConfig> => ({ header: p, cell: (m) => routeCell(m, config.providers.get(m.provider), p, c) })),
-    { header: 'description', cell: (m) => m.description ?? '' },
+    { header: 'description', cell: (m) => printable(m.description ?? '') },
   ];
   const models = [...config.models.values(), ...config.modelGlobs];
   if (models.some((m) => m.fallbacks.length > 0)) {
-    columns.splice(2, 0, { header: 'fallbacks', cell: (m) => m.fallbacks.join(' → ') });
+    columns.splice(2, 0, { header: 'fallbacks', cell: (m) => printable(m.fallbacks.join(' → ')) });
   }
   return formatTable(columns, models, c);
 }
@@ -66,14 +68,14 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
 export function reachList(config: Config, group: KeyGroupConfig): string {
   const reach = reachableModels(config, group);
   if (reach.length === 0) return 'nothing';
-  return reach.map((r) => (r.whole ? r.model.pattern : `${r.names.join(', ')} (via ${r.model.pattern})`)).join(', ');
+  return printable(reach.map((r) => (r.whole ? r.model.pattern : `${r.names.join(', ')} (via ${r.model.pattern})`)).join(', '));
 }
 
 export function groupsTable(config: Config, c: ChalkInstance): string {
   const columns: Column<KeyGroupConfig>[] = [
-    { header: 'group', cell: (g) => g.name },
+    { header: 'group', cell: (g) => printable(g.name) },
     { header: 'keys', cell: (g) => (g.keys.length === 0 ? c.yellow('none') : keyNames(g.keys, 8)) },
-    { header: 'models', cell: (g) => g.models.join(', ') },
+    { header: 'models', cell: (g) => printable(g.models.join(', ')) },
     { header: 'protocols', cell: (g) => protocolList(g.protocols) },
     { header: 'features', cell: (g) => featureList(g.features) },
     { header: 'reaches', cell: (g) => reachList(config, g) },
@@ -85,7 +87,8 @@ export function groupsTable(config: Config, c: ChalkInstance): string {
 
 function limitsText(g: KeyGroupConfig): string {
   const { requestsPerMinute: rpm, concurrentRequests: conc, tokensPerMinute: tpm } = g.limits;
-  return [rpm && `${rpm} req/min`, conc && `${conc} at once`, tpm && `${tpm} tokens/min`].filter(Boolean).join(', ');
+  const caps = [g.maxOutputTokens && `≤ ${g.maxOutputTokens} output tokens`, g.maxChoices && `n ≤ ${g.maxChoices}`];
+  return [rpm && `${rpm} req/min`, conc && `${conc} at once`, tpm && `${tpm} tokens/min`, ...caps].filter(Boolean).join(', ');
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);

@@ -432,6 +432,30 @@ describe('model-gateway check', () => {
     expect(limited.stdout()).toMatch(/^\s*dev\s.*echo\s+60 req\/min, 100000 tokens\/min$/m);
   });
 
+  it('lists every server limit with the value serve will use, defaults marked, and the group caps', async () => {
+    const h = harness({});
+    writeConfig(h.io.cwd, {
+      server: { maxResponseBytes: 1024 * 1024, keepAliveTimeoutMs: 1500, maxConnections: 200, allowedHosts: ['gw.internal'] },
+      providers: { echo: { type: 'echo' } },
+      models: { echo: { provider: 'echo' } },
+      keyGroups: { dev: { keys: [GATEWAY_KEY], maxOutputTokens: 4096, maxChoices: 2 } },
+    });
+    expect(await run(['check', '--no-color'], h.io)).toBe(0);
+    const out = h.stdout();
+    const table: Array<[string, string]> = [
+      ['maxBodyBytes', '32 MiB (default)'],
+      ['maxResponseBytes', '1 MiB'],
+      ['maxConnections', '200'],
+      ['keepAliveTimeoutMs', '1500 ms'],
+      ['headersTimeoutMs', '30 s (default)'],
+      ['authFailuresPerMinute', '30/min (default)'],
+      ['maxTools', '1024 (default)'],
+      ['allowedHosts', 'gw.internal'],
+    ];
+    for (const [name, value] of table) expect(out).toMatch(new RegExp(`^\\s*server\\.${name}\\s+${value.replace(/[()]/g, '\\$&')}$`, 'm'));
+    expect(out).toMatch(/^\s*dev\s.*≤ 4096 output tokens, n ≤ 2$/m);
+  });
+
   it('reports every problem of a broken config with its path and exits 1', async () => {
     const h = harness({});
     const file = writeConfig(h.io.cwd, {

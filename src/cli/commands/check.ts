@@ -6,12 +6,14 @@
  */
 import { loadConfig } from '../../config/load.js';
 import { ExitError } from '../../errors.js';
+import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
 import { configWarnings, groupsTable, modelsTable, providersTable } from '../describe-config.js';
 import type { CliIo } from '../io.js';
 import { probeProvider, probeTargets, problemsOf, type ProviderProbe } from '../probe.js';
 import { capabilityTable, probeProvidersTable } from '../probe-report.js';
 import { REPLY_MAX_TOKENS, TOOL_MAX_TOKENS } from '../probe-requests.js';
+import { serverLimitsTable } from '../server-limits.js';
 import { clientUrl } from '../snippets.js';
 import { startSpinner } from '../spinner.js';
 
@@ -37,8 +39,9 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   const heading = (text: string) => write(`\n${c.bold.underline(text)}\n`);
 
   const mib = config.server.maxBodyBytes / (1024 * 1024);
-  write(`${c.bold('config'.padEnd(8))}${source.description}\n`);
-  write(`${c.bold('server'.padEnd(8))}${clientUrl(config.server)} (request bodies up to ${Number.isInteger(mib) ? `${mib} MiB` : `${config.server.maxBodyBytes} bytes`})\n`);
+  // Config values, and the providers' answers below, are printed escaped.
+  write(`${c.bold('config'.padEnd(8))}${printable(source.description)}\n`);
+  write(`${c.bold('server'.padEnd(8))}${printable(clientUrl(config.server))} (request bodies up to ${Number.isInteger(mib) ? `${mib} MiB` : `${config.server.maxBodyBytes} bytes`})\n`);
   heading('Providers');
   write(providersTable(config, c));
   heading('Models');
@@ -46,11 +49,13 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   write(c.gray('  native: passed through as sent; → p: translated to protocol p; —: not allowed for this model\n'));
   heading('Key groups');
   write(config.keyGroups.size > 0 ? groupsTable(config, c) : `  ${c.yellow('none')}\n`);
+  heading('Server limits');
+  write(serverLimitsTable(config.server, c));
 
   const warnings = configWarnings(config);
   if (warnings.length > 0) {
     heading('Warnings');
-    for (const w of warnings) write(`  ${c.yellow('!')} ${w}\n`);
+    for (const w of warnings) write(`  ${c.yellow('!')} ${printable(w)}\n`);
   }
   write(`\n${c.green('✔')} The config is valid${warnings.length > 0 ? ` (${plural(warnings.length, 'warning')})` : ''}.\n`);
   if (!flags.probe) return;
@@ -67,14 +72,15 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   const probes: ProviderProbe[] = [];
   for (const provider of config.providers.values()) {
     const mine = targets.get(provider.id) ?? [];
-    const spinner = startSpinner(io, cErr, `Probing ${provider.id} (${plural(mine.length, 'model')})…`);
+    const id = printable(provider.id);
+    const spinner = startSpinner(io, cErr, `Probing ${id} (${plural(mine.length, 'model')})…`);
     const probe = await probeProvider(provider, mine, { timeoutMs });
     probes.push(probe);
     const problems = problemsOf(probe);
-    if (probe.reachable.verdict === 'failed') spinner.fail(`${provider.id}: unreachable`);
-    else if (probe.credential.verdict === 'refused') spinner.fail(`${provider.id}: credential refused`);
-    else if (problems.length > 0) spinner.warn(`${provider.id}: ${plural(problems.length, 'problem')}`);
-    else spinner.succeed(`${provider.id}: ok`);
+    if (probe.reachable.verdict === 'failed') spinner.fail(`${id}: unreachable`);
+    else if (probe.credential.verdict === 'refused') spinner.fail(`${id}: credential refused`);
+    else if (problems.length > 0) spinner.warn(`${id}: ${plural(problems.length, 'problem')}`);
+    else spinner.succeed(`${id}: ok`);
   }
 
   heading('Provider answers');
@@ -89,6 +95,6 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
     return;
   }
   heading(`${plural(problems.length, 'problem')}`);
-  for (const p of problems) write(`  ${c.red('✖')} ${p}\n`);
+  for (const p of problems) write(`  ${c.red('✖')} ${printable(p)}\n`);
   throw new ExitError(`check --probe found ${plural(problems.length, 'problem')}.`, 1);
 }
