@@ -41,3 +41,20 @@ describe('key names in the banner and in check', () => {
     expect(table).not.toContain('member-7,');
   });
 });
+
+describe('the banner prints config text escaped', () => {
+  it('names, URLs and descriptions with escape sequences, C1 and bidi controls', () => {
+    const H = '\x1bc\x07\u009b2J\u202e';
+    const config = parseConfig(
+      {
+        providers: { [`p${H}`]: { type: 'openai-compatible', baseUrl: `http://127.0.0.1:1/v1` } },
+        models: { [`m${H}`]: { provider: `p${H}`, upstreamModel: `u${H}` } },
+        keyGroups: { [`g${H}`]: { keys: [{ name: `k${H}`, key: 'team-key-0-xxxxxxxxxxxxxxxx' }], models: [`m${H}`] } },
+      },
+      { env: {}, source: 'test.json' },
+    );
+    const banner = formatBanner({ url: 'http://127.0.0.1:4000', config, source: { filepath: '/tmp/x.json', description: `x${H}.json` }, chalk: plain, version: '0' });
+    expect(banner).not.toMatch(/[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e]/);
+    for (const name of ['p', 'm', 'u', 'g', 'k', 'x']) expect(banner).toContain(`${name}\\x1bc\\x07\\x9b2J\\u202e`);
+  });
+});

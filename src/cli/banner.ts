@@ -4,6 +4,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
+import { printable } from '../log/terminal-text.js';
 import { anthropicEnv, claudeCodeEnv, claudeModelFor, codexModelFor, codexToml, CODEX_ENV_KEY, inlineEnv, openaiEnv, type SnippetInput } from './snippets.js';
 
 export interface BannerInput {
@@ -19,7 +20,7 @@ export interface BannerInput {
 /** A provider credential as the banner may show it: set or not, and its last four characters at most. */
 export function maskSecret(secret: string | undefined): string {
   if (!secret) return 'no key';
-  return secret.length >= 16 ? `key …${secret.slice(-4)}` : 'key set';
+  return secret.length >= 16 ? `key …${printable(secret.slice(-4))}` : 'key set';
 }
 
 /**
@@ -28,27 +29,28 @@ export function maskSecret(secret: string | undefined): string {
  */
 export function keyNames(keys: readonly GatewayKey[], max = 5): string {
   const shown = keys.length > max ? keys.slice(0, max - 1) : keys;
-  const names = shown.map((k) => k.name ?? k.id).join(', ');
+  const names = shown.map((k) => printable(k.name ?? k.id)).join(', ');
   return keys.length > shown.length ? `${names} and ${keys.length - shown.length} more` : names;
 }
 
 function providerLine(p: ProviderConfig): string {
-  if (p.type === 'echo') return `${p.id} (echo, built in)`;
-  return `${p.id} (${p.type}, ${p.baseUrl}, ${maskSecret(p.apiKey)})`;
+  if (p.type === 'echo') return `${printable(p.id)} (echo, built in)`;
+  return `${printable(p.id)} (${p.type}, ${printable(p.baseUrl)}, ${maskSecret(p.apiKey)})`;
 }
 
 export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl }: BannerInput): string {
   const label = (s: string) => c.bold(s.padEnd(10));
   const lines: string[] = [];
-  lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(url)}`);
-  lines.push(`${label('config')}${source.description}`);
+  lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(printable(url))}`);
+  // Names and values from the config are printed escaped, like everything else that came from outside.
+  lines.push(`${label('config')}${printable(source.description)}`);
   lines.push(`${label('providers')}${[...config.providers.values()].map(providerLine).join(c.gray(' · '))}`);
   const models = [...config.models.values(), ...config.modelGlobs].map(
-    (m) => `${m.pattern} → ${m.provider}${m.upstreamModel ? `/${m.upstreamModel}` : ''}`,
+    (m) => printable(`${m.pattern} → ${m.provider}${m.upstreamModel ? `/${m.upstreamModel}` : ''}`),
   );
   lines.push(`${label('models')}${models.join(c.gray(' · ')) || c.yellow('none')}`);
   const groups = [...config.keyGroups.values()].map(
-    (g) => `${g.name} (${g.keys.length} key${g.keys.length === 1 ? '' : 's'}: ${keyNames(g.keys)}; models ${g.models.join(', ')})`,
+    (g) => `${printable(g.name)} (${g.keys.length} key${g.keys.length === 1 ? '' : 's'}: ${keyNames(g.keys)}; models ${printable(g.models.join(', '))})`,
   );
   lines.push(`${label('groups')}${groups.join(c.gray(' · ')) || c.yellow('none: every request will be refused')}`);
 
@@ -68,7 +70,7 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   const hint = (name: string, text: string) => `  ${c.cyan(name.padEnd(14))}${text}`;
   lines.push('', `${c.bold('Point your clients at it:')} ${c.gray('(`model-gateway env <client>` prints these ready to paste)')}`);
   lines.push(hint('Claude Code', `${inlineEnv(claudeVars)} claude`));
-  lines.push(hint('Codex', `${CODEX_ENV_KEY}=${key} codex, with this in ~/.codex/config.toml:`));
+  lines.push(hint('Codex', `${inlineEnv([{ name: CODEX_ENV_KEY, value: snippet.key }])} codex, with this in ~/.codex/config.toml:`));
   for (const toml of codexToml(snippet).filter((l) => l !== '')) {
     lines.push(`${' '.repeat(18)}${c.gray(toml)}`);
   }

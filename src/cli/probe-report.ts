@@ -1,5 +1,6 @@
 /** `check --probe` results as tables: one row per provider, then the capability matrix per model. */
 import type { ChalkInstance } from 'chalk';
+import { printable } from '../log/terminal-text.js';
 import type { Check, ModelProbe, ProviderProbe, Verdict } from './probe.js';
 import { formatTable, type Column } from './table.js';
 
@@ -34,7 +35,7 @@ function modelNote(m: ModelProbe): string {
   if (m.reply.detail) notes.push(m.reply.detail);
   if (m.stream.detail) notes.push(`stream: ${m.stream.detail}`);
   if (m.tools.detail) notes.push(`tools: ${m.tools.detail}`);
-  return notes.join('; ');
+  return printable(notes.join('; '));
 }
 
 export function probeProvidersTable(probes: readonly ProviderProbe[], c: ChalkInstance): string {
@@ -51,9 +52,10 @@ export function probeProvidersTable(probes: readonly ProviderProbe[], c: ChalkIn
     }
   };
   const note = (p: ProviderProbe) =>
-    [p.reachable.detail, p.credential.detail === 'not needed' ? undefined : p.credential.detail].filter(Boolean).join('; ');
+    printable([p.reachable.detail, p.credential.detail === 'not needed' ? undefined : p.credential.detail].filter(Boolean).join('; '));
   const columns: Column<ProviderProbe>[] = [
-    { header: 'provider', cell: (p) => p.provider.id },
+    // Provider ids and model names from the config, notes quoting the providers' answers: printed escaped.
+    { header: 'provider', cell: (p) => printable(p.provider.id) },
     { header: 'reachable', cell: reachable },
     { header: 'credential', cell: credential },
     { header: 'note', cell: note },
@@ -64,9 +66,9 @@ export function probeProvidersTable(probes: readonly ProviderProbe[], c: ChalkIn
 export function capabilityTable(probes: readonly ProviderProbe[], c: ChalkInstance): string {
   const rows = probes.flatMap((p) => p.models);
   const columns: Column<ModelProbe>[] = [
-    { header: 'model', cell: (m) => m.model.pattern },
-    { header: 'provider', cell: (m) => m.model.provider },
-    { header: 'sent as', cell: (m) => m.sentAs ?? c.gray('—') },
+    { header: 'model', cell: (m) => printable(m.model.pattern) },
+    { header: 'provider', cell: (m) => printable(m.model.provider) },
+    { header: 'sent as', cell: (m) => (m.sentAs === undefined ? c.gray('—') : printable(m.sentAs)) },
     { header: 'via', cell: (m) => m.protocol ?? c.gray('—') },
     { header: 'reply', cell: (m) => verdictCell(m.reply, c) },
     { header: 'stream', cell: (m) => verdictCell(m.stream, c) },

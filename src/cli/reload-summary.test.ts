@@ -57,3 +57,27 @@ describe('reload summary', () => {
     expect(formatRetired(1, 5, at, plain)).toBe('09:05:07 config #1 retired: the 5 requests it was serving finished; its providers are closed');
   });
 });
+
+describe('reload summary of hostile config text', () => {
+  // Config names and values, and the loader's message quoting them, could hold escape sequences.
+  const HOSTILE = '\x1b]0;pwned\x07\u009b2J\u202e';
+  const SHOWN = '\\x1b]0;pwned\\x07\\x9b2J\\u202e';
+  const RAW_UNSAFE = /[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+
+  it.each([
+    ['a name', changeLine({ section: 'model', op: 'added', name: `m${HOSTILE}`, fields: [] }, plain)],
+    ['a detail', changeLine({ section: 'provider', op: 'removed', name: 'p', detail: `openai, http://h${HOSTILE}`, fields: [] }, plain)],
+    ['a changed field', changeLine({ section: 'model', op: 'changed', name: 'm', fields: [{ field: 'route', from: 'a', to: `b${HOSTILE}` }] }, plain)],
+    ['a file name', formatApplied({ file: `f${HOSTILE}.json`, generation: 2, applied: [], notApplied: [], url: 'http://x', inFlight: 0, now: at }, plain)],
+    ['the loader message, its lines kept', formatRejected('f.json', 1, `Invalid configuration:\n  - models["m${HOSTILE}"]\r`, at, plain)],
+  ])('%s', (_what, text) => {
+    expect(text).not.toMatch(RAW_UNSAFE);
+    expect(text).toContain(SHOWN);
+  });
+
+  it('keeps its own colours', () => {
+    const line = changeLine({ section: 'key', op: 'added', name: `k${HOSTILE}`, fields: [] }, colour);
+    expect(line).toContain('\x1b[32m+');
+    expect(line.replace(/\x1b\[\d+m/g, '')).not.toMatch(RAW_UNSAFE);
+  });
+});

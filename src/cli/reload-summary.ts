@@ -5,6 +5,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { ChangeOp, ChangeSection, ConfigChange, FieldChange } from '../config/diff.js';
+import { printable, printableLines } from '../log/terminal-text.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -21,17 +22,18 @@ function colourOf(c: ChalkInstance, op: ChangeOp): ChalkInstance {
   return op === 'added' ? c.green : op === 'removed' ? c.red : c.yellow;
 }
 
+/** Names and values come from the config file: printed escaped. */
 function fieldText(f: FieldChange): string {
-  if ('secret' in f) return f.field === 'credential' ? 'credential changed' : `${f.field} changed`;
-  if (f.field === 'route') return `re-mapped ${f.from} → ${f.to}`;
-  return `${f.field} ${f.from} → ${f.to}`;
+  if ('secret' in f) return f.field === 'credential' ? 'credential changed' : `${printable(f.field)} changed`;
+  if (f.field === 'route') return `re-mapped ${printable(f.from)} → ${printable(f.to)}`;
+  return `${printable(f.field)} ${printable(f.from)} → ${printable(f.to)}`;
 }
 
 /** One change as an indented line: `  ~ model    gpt-4.1: re-mapped openai → ollama/qwen`. */
 export function changeLine(change: ConfigChange, c: ChalkInstance): string {
   const colour = colourOf(c, change.op);
-  const what = change.op === 'changed' ? `: ${change.fields.map(fieldText).join('; ')}` : change.detail ? c.gray(` (${change.detail})`) : '';
-  return `  ${colour(SIGN[change.op])} ${change.section.padEnd(WIDTH)} ${colour.bold(change.name)}${what}`;
+  const what = change.op === 'changed' ? `: ${change.fields.map(fieldText).join('; ')}` : change.detail ? c.gray(` (${printable(change.detail)})`) : '';
+  return `  ${colour(SIGN[change.op])} ${change.section.padEnd(WIDTH)} ${colour.bold(printable(change.name))}${what}`;
 }
 
 export interface AppliedSummary {
@@ -50,15 +52,16 @@ export interface AppliedSummary {
 
 export function formatApplied(s: AppliedSummary, c: ChalkInstance): string {
   const count = s.applied.length;
+  const file = printable(s.file);
   const head =
     count === 0
-      ? `${c.gray(clock(s.now))} ${c.cyan('↻')} ${s.file} changed: nothing to apply`
-      : `${c.gray(clock(s.now))} ${c.cyan.bold('↻')} reloaded ${s.file} ${c.gray(`(config #${s.generation})`)}: ${count} change${count === 1 ? '' : 's'}`;
+      ? `${c.gray(clock(s.now))} ${c.cyan('↻')} ${file} changed: nothing to apply`
+      : `${c.gray(clock(s.now))} ${c.cyan.bold('↻')} reloaded ${file} ${c.gray(`(config #${s.generation})`)}: ${count} change${count === 1 ? '' : 's'}`;
   const lines = [head, ...s.applied.map((change) => changeLine(change, c))];
   for (const f of s.notApplied) {
     lines.push(
       `  ${c.yellow.bold('!')} ${'server'.padEnd(WIDTH)} ${fieldText(f)} ${c.yellow('not applied')}: a running server cannot move; ` +
-        `still listening on ${s.url} (restart serve to use the new address)`,
+        `still listening on ${printable(s.url)} (restart serve to use the new address)`,
     );
   }
   if (count > 0 && s.inFlight > 0) {
@@ -71,7 +74,7 @@ export function formatApplied(s: AppliedSummary, c: ChalkInstance): string {
 
 /** An edit that did not load: the old config keeps serving. `problem` is the `ConfigError` text as `serve` prints it. */
 export function formatRejected(file: string, generation: number, problem: string, now: number, c: ChalkInstance): string {
-  return `${c.gray(clock(now))} ${c.red.bold('✗')} ${file} ${c.red('not applied')}; still serving config #${generation}:\n${c.red(problem)}`;
+  return `${c.gray(clock(now))} ${c.red.bold('✗')} ${printable(file)} ${c.red('not applied')}; still serving config #${generation}:\n${c.red(printableLines(problem))}`;
 }
 
 export function formatRetired(generation: number, inFlight: number, now: number, c: ChalkInstance): string {

@@ -16,6 +16,7 @@ import { diffConfig, type FieldChange } from '../config/diff.js';
 import type { Config } from '../config/types.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log/logger.js';
+import { printable } from '../log/terminal-text.js';
 import type { Gateway } from '../server/gateway.js';
 import { clock, formatApplied, formatRejected, formatRetired } from './reload-summary.js';
 
@@ -50,6 +51,8 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
   const { file, name, gateway, logger, chalk: c } = options;
   const now = options.now ?? Date.now;
   const base = path.basename(file);
+  // The name and error texts are printed escaped here; reload-summary.ts escapes what it is given.
+  const shown = printable(name);
   let generation = 1;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -68,12 +71,12 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
       timer = setTimeout(start, options.debounceMs ?? DEBOUNCE_MS);
     });
     watcher.on('error', (err) => {
-      logger.info(`${c.gray(clock(now()))} ${c.red('✗')} stopped watching ${name}: ${err.message}; restart serve to watch again`);
+      logger.info(`${c.gray(clock(now()))} ${c.red('✗')} stopped watching ${shown}: ${printable(err.message)}; restart serve to watch again`);
     });
-    logger.info(c.gray(`Watching ${name} for changes (--no-watch turns this off).`));
+    logger.info(c.gray(`Watching ${shown} for changes (--no-watch turns this off).`));
   } catch (err) {
     // Out of inotify watches, for one: serving matters more than reloading.
-    logger.info(`${c.yellow('!')} cannot watch ${name} (${(err as Error).message}); edits take effect on restart`);
+    logger.info(`${c.yellow('!')} cannot watch ${shown} (${printable((err as Error).message)}); edits take effect on restart`);
   }
 
   // One reload at a time; events during one ask for one more check after it.
@@ -86,7 +89,7 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
     running = check()
       .catch((err: unknown) => {
         // A provider that cannot be built, for one; the running config stays.
-        logger.info(`${c.gray(clock(now()))} ${c.red('✗')} reload of ${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+        logger.info(`${c.gray(clock(now()))} ${c.red('✗')} reload of ${shown} failed: ${printable(err instanceof Error ? err.message : String(err))}`);
       })
       .finally(() => {
         running = undefined;
@@ -104,7 +107,7 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
 
     if (CACHED_MODULE.test(file)) {
       logger.info(
-        `${c.gray(clock(now()))} ${c.yellow.bold('!')} ${name} changed, ${c.yellow('not applied')}: Node caches JavaScript ` +
+        `${c.gray(clock(now()))} ${c.yellow.bold('!')} ${shown} changed, ${c.yellow('not applied')}: Node caches JavaScript ` +
           'modules, so a JavaScript config takes effect on restart (JSON, YAML and TypeScript configs reload live)',
       );
       return;

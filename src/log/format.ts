@@ -5,6 +5,7 @@ import type { RequestRecord } from './record.js';
 import { exchangeJson, type BodyJson } from './exchange-json.js';
 import { truncateStrings } from './redact.js';
 import { formatRoute } from './route.js';
+import { printable, printableJson } from './terminal-text.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -41,20 +42,9 @@ export function formatTokens(usage: Usage | undefined): string | undefined {
   return `in ${usage.inputTokens ?? '?'}${cached} out ${usage.outputTokens ?? '?'}`;
 }
 
-/**
- * Client-chosen text (a model name, and the errors that quote it) with control characters
- * escaped, so a request cannot forge log lines or send escape sequences to the terminal.
- */
-export function printable(text: string): string {
-  // Nearly every text has nothing to escape: tested first, which allocates nothing.
-  return CONTROL.test(text) ? text.replace(CONTROL_ALL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
-}
-const CONTROL = /[\x00-\x1f\x7f-\x9f]/;
-const CONTROL_ALL = /[\x00-\x1f\x7f-\x9f]/g;
-
 export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   // Built as one string rather than an array joined: a line per request, formatted in batches of hundreds.
-  let line = `${c.gray(clock(r.startedAt))} ${colourStatus(c, r.status, r.aborted)} ${c.bold(r.method)} ${printable(r.path)}`;
+  let line = `${c.gray(clock(r.startedAt))} ${colourStatus(c, r.status, r.aborted)} ${c.bold(printable(r.method))} ${printable(r.path)}`;
   if (r.model) {
     line += ` ${c.cyan(printable(r.model))}`;
     if (r.provider) line += `${c.gray(' → ')}${printable(`${r.provider}/${r.upstreamModel ?? r.model}`)}`;
@@ -64,7 +54,7 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   }
   const route = formatRoute(r);
   if (route) line += ` ${c.yellow(`via ${printable(route)}`)}`;
-  if (r.keyGroup) line += ` ${c.magenta(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`)}`;
+  if (r.keyGroup) line += ` ${c.magenta(printable(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`))}`;
   if (r.durationMs !== undefined) line += ` ${c.yellow(formatDuration(r.durationMs))}`;
   if (r.stream && r.ttfbMs !== undefined) line += ` ${c.gray(`ttfb ${formatDuration(r.ttfbMs)}`)}`;
   const tokens = formatTokens(r.usage);
@@ -84,14 +74,14 @@ export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
   if (!r.exchange) return '';
   const x = exchangeJson(r);
   const block = (title: string, value: unknown) =>
-    `  ${c.gray(title)}\n${JSON.stringify(value, null, 2)
+    `  ${c.gray(title)}\n${printableJson(value, 2)
       .split('\n')
       .map((l) => `    ${l}`)
       .join('\n')}\n`;
   const body = (title: string, b: BodyJson | undefined) => {
     if (!b || b.bytes === 0) return '';
     if (b.events) {
-      const shown = b.events.slice(0, EVENT_LIMIT).map((e) => `${e.t}ms ${e.event ?? ''} ${JSON.stringify(truncateStrings(e.data, 120))}`);
+      const shown = b.events.slice(0, EVENT_LIMIT).map((e) => `${e.t}ms ${printable(e.event ?? '')} ${printableJson(truncateStrings(e.data, 120))}`);
       if (b.events.length > EVENT_LIMIT) shown.push(`… ${b.events.length - EVENT_LIMIT} more events`);
       return `  ${c.gray(title)}\n${shown.map((l) => `    ${l}`).join('\n')}\n`;
     }
@@ -102,11 +92,11 @@ export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
   if (r.warnings?.length) out += block('⚠ dropped or approximated in translation', [...new Set(r.warnings)]);
   const attempts = x.attempts ?? [];
   attempts.forEach((a, i) => {
-    const label = attempts.length > 1 ? ` (attempt ${i + 1}: ${a.provider}/${a.upstreamModel}${a.status ? ` ${a.status}` : ''})` : '';
+    const label = attempts.length > 1 ? ` (attempt ${i + 1}: ${printable(`${a.provider}/${a.upstreamModel}`)}${a.status ? ` ${a.status}` : ''})` : '';
     // The upstream request differs from the client's only when translated (or on a fallback).
     if (a.protocol !== r.protocol || a.model !== r.model) out += body(`⇢ upstream request body${label}`, a.body);
     else if (label) out += `  ${c.gray(`⇢ upstream request${label}`)}\n`;
-    if (a.error) out += `  ${c.gray('⇠ upstream failure')} ${a.error}\n`;
+    if (a.error) out += `  ${c.gray('⇠ upstream failure')} ${printable(a.error)}\n`;
     if (a.status !== undefined && a.status >= 400) out += body(`⇠ upstream error body${label}`, a.response);
     else if (a.protocol !== r.protocol) out += body(`⇠ upstream response${label}`, a.response);
   });

@@ -8,6 +8,7 @@ import type { ChalkInstance } from 'chalk';
 import { formatDetail, formatLine } from './format.js';
 import { exchangeLine, type LineParts } from './jsonl.js';
 import type { RequestRecord } from './record.js';
+import { printable } from './terminal-text.js';
 
 export interface LogSink {
   write(text: string): unknown;
@@ -42,7 +43,7 @@ export function createLogger(options: LoggerOptions): Logger {
   if (options.logFile) {
     file = createWriteStream(options.logFile, { flags: 'a' });
     // A log file that cannot be written must not take the gateway down.
-    file.on('error', (err) => out.write(chalk.red(`log file ${options.logFile}: ${err.message}\n`)));
+    file.on('error', (err) => out.write(chalk.red(`log file ${printable(options.logFile ?? '')}: ${printable(err.message)}\n`)));
   }
   // Records wait LINE_BATCH_MS and are then formatted and written together, off the request path.
   // Formatted as each response closed, the log cost 25-55 us of the gateway's 150-180 us per small
@@ -64,7 +65,7 @@ export function createLogger(options: LoggerOptions): Logger {
         lines += `${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`;
         if (file) for (const part of exchangeLine(record, logBodies)) parts.push(part);
       } catch (err) {
-        lines += `could not log ${record.id}: ${err instanceof Error ? err.message : String(err)}\n`;
+        lines += `could not log ${printable(record.id)}: ${printable(err instanceof Error ? err.message : String(err))}\n`;
       }
     }
     if (lines !== '') out.write(lines);

@@ -4,6 +4,7 @@
  * the other when they do not. The verdict line says what decided it.
  */
 import type { ChalkInstance } from 'chalk';
+import { printable, printableJson } from '../log/terminal-text.js';
 import type { Usage } from '../translate/ir.js';
 import type { Comparison } from './compare.js';
 import type { Difference } from './json-diff.js';
@@ -24,17 +25,28 @@ export interface Heading {
 }
 
 export function formatHeading(h: Heading, c: ChalkInstance, modelOverride?: string): string {
-  const model = h.model === undefined ? '' : `  ${c.cyan(h.model)}${modelOverride !== undefined && modelOverride !== h.model ? ` → ${c.cyan(modelOverride)}` : ''}`;
-  return `${c.bold(h.id)}  ${h.method} ${h.path}${model}${h.stream ? c.gray('  stream') : ''}  ${c.gray(`(line ${h.line})`)}\n`;
+  // A recording's fields are as hostile as the traffic they recorded: every one is escaped.
+  const model =
+    h.model === undefined
+      ? ''
+      : `  ${c.cyan(printable(String(h.model)))}${modelOverride !== undefined && modelOverride !== h.model ? ` → ${c.cyan(printable(modelOverride))}` : ''}`;
+  return `${c.bold(printable(h.id))}  ${printable(h.method)} ${printable(h.path)}${model}${h.stream ? c.gray('  stream') : ''}  ${c.gray(`(line ${h.line})`)}\n`;
 }
 
 export function formatSkip(reason: string, c: ChalkInstance): string {
-  return `  ${c.yellow('– skipped:')} ${reason}\n`;
+  return `  ${c.yellow('– skipped:')} ${printable(reason)}\n`;
+}
+
+/** An exchange not sent because it could have gone elsewhere than the gateway (the reason quotes nothing recorded). */
+export function formatRefusal(reason: string, c: ChalkInstance): string {
+  return `  ${c.red('✗ refused:')} ${printable(reason)}, so it was not sent\n`;
 }
 
 const cut = (text: string) => (text.length > TEXT_LIMIT ? `${text.slice(0, TEXT_LIMIT)}… (+${text.length - TEXT_LIMIT} chars)` : text);
-const quote = (text: string) => cut(JSON.stringify(text));
-const value = (v: unknown) => (v === undefined ? 'undefined' : cut(JSON.stringify(v)));
+const quote = (text: string) => cut(printableJson(text));
+const value = (v: unknown) => (v === undefined ? 'undefined' : cut(printableJson(v)));
+/** Text shown as it is (no quotes), cut, then escaped: cut first, so no escape is cut in half. */
+const plain = (text: string) => printable(cut(text));
 
 /** Runs of one event type shown once with a count: `content_block_delta ×3`. */
 export function eventRuns(types: readonly string[]): string {
@@ -43,7 +55,7 @@ export function eventRuns(types: readonly string[]): string {
   while (i < types.length && runs.length < LIST_LIMIT) {
     let j = i;
     while (j < types.length && types[j] === types[i]) j++;
-    runs.push(j - i > 1 ? `${types[i]} ×${j - i}` : types[i]!);
+    runs.push(j - i > 1 ? `${printable(types[i]!)} ×${j - i}` : printable(types[i]!));
     i = j;
   }
   return runs.join(' ') + (i < types.length ? ` … ${types.length - i} more` : '');
@@ -58,7 +70,7 @@ function aspect(name: string, recorded: string, replayed: string, c: ChalkInstan
   return `${label(name)}${c.gray('recorded:')} ${recorded}\n${INDENT}${c.yellow('replayed:')} ${replayed}\n`;
 }
 
-const tools = (calls: readonly ToolCallSummary[]) => calls.map((t) => `${t.name}(${cut(t.arguments)})`).join(', ');
+const tools = (calls: readonly ToolCallSummary[]) => calls.map((t) => `${printable(t.name)}(${plain(t.arguments)})`).join(', ');
 
 function usageLine(a: Usage | undefined, b: Usage | undefined, c: ChalkInstance): string {
   if (!a && !b) return '';
@@ -69,7 +81,7 @@ function usageLine(a: Usage | undefined, b: Usage | undefined, c: ChalkInstance)
     ...pair('out', a?.outputTokens, b?.outputTokens),
     ...(a?.cacheReadTokens || b?.cacheReadTokens ? pair('cached', a?.cacheReadTokens, b?.cacheReadTokens) : []),
   ];
-  return `${label('usage')}${c.gray(cells.join(' · '))}\n`;
+  return `${label('usage')}${c.gray(printable(cells.join(' · ')))}\n`;
 }
 
 function summaryLines(a: Summary, b: Summary, stream: boolean, c: ChalkInstance): string {
@@ -80,12 +92,13 @@ function summaryLines(a: Summary, b: Summary, stream: boolean, c: ChalkInstance)
   }
   if (a.text !== '' || b.text !== '') out += aspect('text', quote(a.text), quote(b.text), c);
   if (a.toolCalls.length > 0 || b.toolCalls.length > 0) out += aspect('tools', tools(a.toolCalls) || 'none', tools(b.toolCalls) || 'none', c);
-  if (a.stopReason !== undefined || b.stopReason !== undefined) out += aspect('stop', a.stopReason ?? 'none', b.stopReason ?? 'none', c);
-  if (a.error !== undefined || b.error !== undefined) out += aspect('error', cut(a.error ?? 'none'), cut(b.error ?? 'none'), c);
+  if (a.stopReason !== undefined || b.stopReason !== undefined) out += aspect('stop', plain(a.stopReason ?? 'none'), plain(b.stopReason ?? 'none'), c);
+  if (a.error !== undefined || b.error !== undefined) out += aspect('error', plain(a.error ?? 'none'), plain(b.error ?? 'none'), c);
   return out + usageLine(a.usage, b.usage, c);
 }
 
 function differenceLine(d: Difference, c: ChalkInstance): string {
+  // The path is printable already: identifiers, and other keys quoted by printableJson.
   const path = d.path === '' ? '(the whole body)' : d.path;
   switch (d.kind) {
     case 'changed':
@@ -98,7 +111,7 @@ function differenceLine(d: Difference, c: ChalkInstance): string {
 }
 
 export function formatComparison(cmp: Comparison, c: ChalkInstance): string {
-  const status = (s: number | undefined) => (s === undefined ? 'none' : String(s));
+  const status = (s: number | undefined) => (s === undefined ? 'none' : printable(String(s)));
   const statusSame = cmp.recorded.status === cmp.replayed.status;
   let out = `${label('status')}${status(cmp.recorded.status)} → ${statusSame ? c.green(status(cmp.replayed.status)) : c.red(status(cmp.replayed.status))}\n`;
   if (cmp.summaries) out += summaryLines(cmp.summaries.recorded, cmp.summaries.replayed, cmp.stream, c);
@@ -111,6 +124,6 @@ export function formatComparison(cmp: Comparison, c: ChalkInstance): string {
       if (n > LIST_LIMIT) out += `${INDENT}… ${n - LIST_LIMIT} more\n`;
     }
   }
-  if (cmp.problems.length > 0) return out + `  ${c.red('✗')} ${cmp.problems.join('; ')}\n`;
+  if (cmp.problems.length > 0) return out + `  ${c.red('✗')} ${printable(cmp.problems.join('; '))}\n`;
   return out + `  ${c.green('✓')} ${cmp.stream ? 'same status, and the stream ended' : 'same status'}\n`;
 }

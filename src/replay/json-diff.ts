@@ -3,9 +3,10 @@
  * compared by position. Fields that differ on every run (ids, timestamps, usage)
  * are left out, so what remains is what the answer says.
  */
+import { printableJson } from '../log/terminal-text.js';
 
 export interface Difference {
-  /** `choices[0].message.content`; empty for the root. */
+  /** `choices[0].message.content`; empty for the root. Other keys are quoted as JSON, safe to print. */
   readonly path: string;
   readonly kind: 'changed' | 'added' | 'removed';
   readonly before?: unknown;
@@ -24,7 +25,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const keyPath = (path: string, key: string) =>
-  IDENTIFIER.test(key) ? (path === '' ? key : `${path}.${key}`) : `${path}[${JSON.stringify(key)}]`;
+  IDENTIFIER.test(key) ? (path === '' ? key : `${path}.${key}`) : `${path}[${printableJson(key)}]`;
 
 export function diffJson(before: unknown, after: unknown, ignore: (key: string) => boolean = isVolatileKey): Difference[] {
   const out: Difference[] = [];

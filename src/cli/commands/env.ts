@@ -9,6 +9,7 @@ import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { groupAllowsModel } from '../../auth/authorize.js';
+import { printable } from '../../log/terminal-text.js';
 import { findModel } from '../../routing/resolve-model.js';
 import type { CliIo } from '../io.js';
 import {
@@ -82,9 +83,9 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
   const codexModel = config ? codexModelFor(config, flags.model) : (flags.model ?? 'gpt-5-codex');
   const snippet = clientSnippet(client, { url, key, claudeModel, codexModel });
 
-  const lines: string[] = [headers[client](url)];
+  const lines: string[] = [headers[client](printable(url))];
   if ((client === 'claude-code' || client === 'shell') && claudeModel !== undefined && flags.model === undefined) {
-    lines.push(`# The config does not route Claude's own model names, so every model variable names "${claudeModel}" (pick another with --model).`);
+    lines.push(`# The config does not route Claude's own model names, so every model variable names "${printable(claudeModel)}" (pick another with --model).`);
   }
   if (snippet.toml) {
     lines.push(...snippet.toml, '', `# and start codex where ${CODEX_ENV_KEY} holds the gateway key:`);

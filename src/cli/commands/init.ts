@@ -11,6 +11,7 @@ import { globProblem, isGlob } from '../../config/glob.js';
 import { parseConfig } from '../../config/parse.js';
 import type { WrittenConfig } from '../../config/schema.js';
 import { ExitError } from '../../errors.js';
+import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
 import { cloudProvidersIn, findLocalServers, LOCAL_SERVERS, type CloudProviderId, type FoundServer, type LocalServer } from '../detect.js';
 import type { CliIo } from '../io.js';
@@ -66,7 +67,7 @@ function addLocalModels(found: readonly FoundServer[], providers: Providers, mod
         features: ['tools', 'streaming'],
       } satisfies Models[string];
       const prefixed = `${server.id}/${name}`;
-      if (globProblem(name) !== undefined || isGlob(name)) skipped.push(`${server.label} model "${name}"`);
+      if (globProblem(name) !== undefined || isGlob(name)) skipped.push(`${server.label} model "${printable(name)}"`);
       else if (!Object.hasOwn(models, name)) models[name] = entry;
       else if (!Object.hasOwn(models, prefixed)) models[prefixed] = { ...entry, upstreamModel: name };
     }
@@ -147,7 +148,8 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
   const out: string[] = [];
   const label = (s: string) => c.bold(s.padEnd(11));
   const byProvider = (id: string) => Object.keys(models).filter((m) => models[m]?.provider === id);
-  out.push(`${c.green('Wrote')} ${file}`);
+  // Model names came from the local servers' answers: printed escaped.
+  out.push(`${c.green('Wrote')} ${printable(file)}`);
   out.push(
     `  ${label('providers')}${Object.keys(providers)
       .map((id) => {
@@ -160,7 +162,7 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
   const modelList = Object.keys(providers)
     .map((id) => byProvider(id))
     .filter((list) => list.length > 0)
-    .map((list) => `${list.join(', ')} → ${models[list[0]!]!.provider}`);
+    .map((list) => printable(`${list.join(', ')} → ${models[list[0]!]!.provider}`));
   out.push(`  ${label('models')}${modelList.join(c.gray(' · '))}`);
   out.push(
     `  ${label('key group')}dev: every model; its key ${flags.hash ? 'is stored as a sha256: digest' : `comes from $${GATEWAY_KEY_VAR}`}`,
@@ -171,7 +173,7 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
     out.push(c.yellow(`  ${f.server.label} has no models yet; add entries under "models" once it has some`));
   }
   const shadow = shadowingConfig(dir);
-  if (shadow) out.push(c.yellow(`  note: ${shadow} is found before ${CONFIG_FILE}; serve will use that one until you remove it`));
+  if (shadow) out.push(c.yellow(`  note: ${printable(shadow)} is found before ${CONFIG_FILE}; serve will use that one until you remove it`));
 
   out.push('');
   if (reuse) {

@@ -7,6 +7,7 @@ import { hashKey } from '../../config/keys.js';
 import { loadConfig } from '../../config/load.js';
 import { ExitError } from '../../errors.js';
 import type { Feature, Protocol } from '../../protocols/types.js';
+import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
 import { featureList, protocolList, servedBy } from '../describe-config.js';
 import type { CliIo } from '../io.js';
@@ -43,15 +44,16 @@ export async function models(flags: ModelsFlags, io: CliIo): Promise<void> {
   const c = chalkFor(io.stdout, io.env, flags.color);
   const reach = reachableModels(config, group);
   io.stdout.write(
-    `Key ${c.bold(found.name ?? found.id)} of group ${c.bold(group.name)} (${source.description}) may call${reach.length === 0 ? ` ${c.yellow('nothing')}.` : ':'}\n`,
+    `Key ${c.bold(printable(found.name ?? found.id))} of group ${c.bold(printable(group.name))} (${printable(source.description)}) may call${reach.length === 0 ? ` ${c.yellow('nothing')}.` : ':'}\n`,
   );
   if (reach.length === 0) return;
   const columns: Column<Reach>[] = [
-    { header: 'model', cell: (r) => r.names.join(', ') },
-    { header: 'served by', cell: (r) => (r.whole ? servedBy(r.model) : `${servedBy(r.model)} via ${r.model.pattern}`) },
+    // Config values are printed escaped (servedBy escapes its own).
+    { header: 'model', cell: (r) => printable(r.names.join(', ')) },
+    { header: 'served by', cell: (r) => (r.whole ? servedBy(r.model) : `${servedBy(r.model)} via ${printable(r.model.pattern)}`) },
     { header: 'protocols', cell: (r) => protocolList(both<Protocol>(r.model.protocols, group.protocols)) },
     { header: 'features', cell: (r) => featureList(both<Feature>(r.model.features, group.features)) },
-    { header: 'description', cell: (r) => r.model.description ?? '' },
+    { header: 'description', cell: (r) => printable(r.model.description ?? '') },
   ];
   io.stdout.write(formatTable(columns, reach, c));
   if (reach.some((r) => r.model.isGlob)) {
