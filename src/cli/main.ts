@@ -4,6 +4,8 @@
  */
 import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { ConfigError, ExitError } from '../errors.js';
+import { DEFAULT_MAX_LINE_MIB } from '../log/recording-limit.js';
+import { printableLines } from '../log/terminal-text.js';
 import { VERSION } from '../version.js';
 import type { CheckFlags } from './commands/check.js';
 import type { EnvFlags } from './commands/env.js';
@@ -30,6 +32,9 @@ export interface ServeFlags {
   inspector?: boolean;
   inspectorKeep?: number;
   inspectorMemory?: number;
+  inspectorStreamBuffer?: number;
+  inspectorSessionIdle?: number;
+  inspectorSessionMax?: number;
 }
 
 function parseMs(value: string): number {
@@ -75,6 +80,9 @@ export function createProgram(io: CliIo): Command {
     .option('--no-inspector', 'no traffic inspector page at /_inspector/ (and no exchanges kept in memory for it)')
     .option('--inspector-keep <n>', 'exchanges the inspector keeps in memory (default 300)', parseCount)
     .option('--inspector-memory <MiB>', 'memory the kept exchanges may use, in MiB (default 64)', parseCount)
+    .option('--inspector-stream-buffer <KiB>', "events an open page may leave unread before its live stream is cut, in KiB (default 1024)", parseCount)
+    .option('--inspector-session-idle <hours>', 'an inspector sign-in ends after this many hours unused (default 24)', parseCount)
+    .option('--inspector-session-max <hours>', 'and after this many hours however used; also how long the link works unopened (default 168)', parseCount)
     .addHelpText(
       'after',
       '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ model-gateway serve --config gateway.config.json --no-watch\n',
@@ -176,10 +184,13 @@ export function createProgram(io: CliIo): Command {
     .option('--to <url>', "the gateway's base URL (default: from the config's server section, else http://127.0.0.1:8787)")
     .option('-k, --key <key>', 'the gateway key to send (default: $MODEL_GATEWAY_KEY); recordings hold none')
     .option('-c, --config <file>', 'config file to read the address from when --to is not given')
+    .option('--max-line <MiB>', `skip lines of the file longer than this, in MiB (default ${DEFAULT_MAX_LINE_MIB})`, parseCount)
     .option('--no-color', 'no colours in the output')
     .addHelpText(
       'after',
-      '\nExit code 1 when a replay gets another status, or a stream ends without its end event (or one is JSON, the other a stream).\n' +
+      '\nExit code 1 when a replay gets another status, or a stream ends without its end event (or one is JSON, the other a stream);\n' +
+        'also when an exchange is refused (a method, path or header that could send it elsewhere than the gateway) or a line of\n' +
+        'the file is not an exchange: both are reported and skipped, and the rest replayed.\n' +
         '\nExamples:\n  $ model-gateway replay requests.jsonl\n  $ model-gateway replay requests.jsonl --id req_1a2b3c000004 --model qwen-coder\n' +
         '  $ model-gateway replay requests.jsonl --to http://127.0.0.1:9000 --key "$OTHER_KEY"\n',
     )
@@ -196,6 +207,7 @@ export function createProgram(io: CliIo): Command {
     .option('-p, --port <port>', 'port to listen on (default 0: any free port)', parsePort)
     .option('--keep <n>', 'show the last n exchanges of the file (default 300)', parseCount)
     .option('--memory <MiB>', 'memory the exchanges may use, in MiB (default 64)', parseCount)
+    .option('--max-line <MiB>', `skip lines of the file longer than this, in MiB (default ${DEFAULT_MAX_LINE_MIB})`, parseCount)
     .option('--no-color', 'no colours in the output')
     .addHelpText('after', '\nPrints a one-time link to the page; Ctrl-C stops it.\n\nExamples:\n  $ model-gateway inspect requests.jsonl\n  $ model-gateway inspect requests.jsonl --keep 2000 --port 8788\n')
     .action(async (file: string, flags: InspectFlags) => {
@@ -217,11 +229,12 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       // --help and --version end through here with exit code 0.
       return err.exitCode === 0 ? 0 : 2;
     }
+    // Messages quote what they are about (a config value, a recording's field, an upstream answer): printed escaped.
     if (err instanceof ConfigError || err instanceof ExitError) {
-      io.stderr.write(`${err.message}\n`);
+      io.stderr.write(`${printableLines(err.message)}\n`);
       return err instanceof ExitError ? err.exitCode : 1;
     }
-    io.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    io.stderr.write(`${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
     return 1;
   }
 }

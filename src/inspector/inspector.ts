@@ -15,15 +15,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exchangeJson, type ExchangeJson } from '../log/exchange-json.js';
 import type { Mount, RequestObserver } from '../server/handle.js';
 import { loadAssets } from './assets.js';
-import { cookieName, createAuth, readCookie, sessionCookie } from './auth.js';
+import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
-import { createPushHub } from './push.js';
+import { createPushHub, type PushOptions } from './push.js';
 import { createStore, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
-import type { ExchangeDetail, ExchangeList } from './shared/types.js';
+import type { ExchangeDetail, ExchangeList, SkippedLines } from './shared/types.js';
 
 export const INSPECTOR_PREFIX = '/_inspector';
 
-export interface InspectorOptions extends StoreOptions {
+export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions {
   /** `recording`: a file's exchanges, no live traffic. */
   readonly mode?: 'live' | 'recording';
   /** The recording's name, shown in the page. */
@@ -49,6 +49,8 @@ export interface Inspector {
   link(baseUrl: string): string;
   /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
   addRecorded(json: ExchangeJson, bytes: number): void;
+  /** The recording's lines that were not exchanges (recording mode), for the page to say so. */
+  skippedLines(skipped: SkippedLines): void;
   /** Exchanges held now. */
   readonly size: number;
   /** Ends the open event streams, so the server can close without waiting for them. */
@@ -64,14 +66,15 @@ const SECURITY_HEADERS = {
 
 const NOT_SIGNED_IN =
   'Open the inspector through the link model-gateway printed when it started (it carries a one-time token).\n' +
-  'Each link works once; restart the gateway for a new one.\n';
+  'Each link works once, and a session ends when unused for a while; restart the gateway for a new link.\n';
 
 export function createInspector(options: InspectorOptions = {}): Inspector {
   const mode = options.mode ?? 'live';
   const store = createStore(options);
-  const auth = createAuth();
-  const hub = createPushHub();
+  const auth = createAuth(options);
+  const hub = createPushHub(options);
   const graceMs = options.watchGraceMs ?? DEFAULT_WATCH_GRACE_MS;
+  let skipped: SkippedLines | undefined;
 
   const push = (entry: StoreEntry | undefined) => {
     if (entry && hub.watching) hub.send({ type: 'exchange', summary: summaryOf(entry), use: { bytes: store.bytes, evicted: store.evicted } });
@@ -100,6 +103,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const list = (): ExchangeList => ({
     mode,
     ...(options.source !== undefined ? { source: options.source } : {}),
+    ...(skipped !== undefined ? { skippedLines: skipped } : {}),
     capacity: store.capacity,
     maxBytes: store.maxBytes,
     bytes: store.bytes,
@@ -135,7 +139,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     }
     if (path === '/api/events') {
       if (mode === 'recording') return text(res, 404, 'A recording has no live events.\n');
-      return hub.attach(res, SECURITY_HEADERS);
+      // An open page keeps its session in use, and loses its stream when the session ends.
+      const secret = readCookie(req.headers, cookieName(req.socket.localPort));
+      return hub.attach(res, SECURITY_HEADERS, () => auth.isSession(secret));
     }
     return text(res, 404, 'Not found.\n');
   }
@@ -170,6 +176,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     mount,
     link: (baseUrl) => `${baseUrl}${INSPECTOR_PREFIX}/?token=${auth.issueToken()}`,
     addRecorded: (json, bytes) => void store.addRecorded(json, bytes),
+    skippedLines: (lines) => void (skipped = lines.count > 0 ? lines : undefined),
     get size() {
       return store.size;
     },

@@ -1,12 +1,10 @@
 /**
- * Reading a `--log-file` recording: one exchange (see `log/exchange-json.ts`) per
- * line. Lines are checked only for what replay relies on, and a line that is not
- * an exchange is reported by number rather than skipped, so a damaged file is
- * noticed.
+ * Reading a `--log-file` recording for replay: the exchanges with their line numbers, and
+ * the lines that were skipped (see `log/read-recording.ts`), which replay reports.
  */
-import { readFile } from 'node:fs/promises';
 import { ExitError } from '../errors.js';
 import type { ExchangeJson } from '../log/exchange-json.js';
+import { readRecordingFile, type RecordingRead } from '../log/read-recording.js';
 
 export interface RecordedExchange {
   /** 1-based line in the file, for messages. */
@@ -14,53 +12,23 @@ export interface RecordedExchange {
   readonly exchange: ExchangeJson;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** Why a parsed line is not a recorded exchange, or undefined when it is one. */
-function problemWith(value: unknown): string | undefined {
-  if (!isObject(value)) return 'not a JSON object';
-  if (typeof value.id !== 'string') return 'no "id"';
-  if (typeof value.method !== 'string' || typeof value.path !== 'string') return 'no "method" or "path"';
-  const request = value.request;
-  if (request !== undefined && (!isObject(request) || !isObject(request.headers) || !isObject(request.body))) {
-    return '"request" is not { headers, body }';
-  }
-  const response = value.response;
-  if (response !== undefined && (!isObject(response) || !isObject(response.body))) return '"response" has no "body"';
-  return undefined;
-}
-
-/** Parses the text of a recording; `file` names it in errors. Blank lines are allowed. */
-export function parseRecording(text: string, file: string): RecordedExchange[] {
-  const out: RecordedExchange[] = [];
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
-    const line = raw.trim();
-    if (line === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(line) as unknown;
-    } catch (err) {
-      throw new ExitError(`${file}:${i + 1}: not JSON (${(err as Error).message}).`, 1);
-    }
-    const problem = problemWith(value);
-    if (problem) throw new ExitError(`${file}:${i + 1}: not a recorded exchange: ${problem}.`, 1);
-    out.push({ line: i + 1, exchange: value as unknown as ExchangeJson });
-  });
-  return out;
+export interface Recording {
+  readonly exchanges: readonly RecordedExchange[];
+  /** What was read: the counts and the skipped lines. */
+  readonly read: RecordingRead;
 }
 
 /** Reads `file`; messages call it `shownAs` (the name as the user gave it). */
-export async function readRecording(file: string, shownAs = file): Promise<RecordedExchange[]> {
-  let text: string;
+export async function readRecording(file: string, shownAs = file, maxLineBytes?: number): Promise<Recording> {
+  const exchanges: RecordedExchange[] = [];
   try {
-    text = await readFile(file, 'utf8');
+    const read = await readRecordingFile(file, (exchange, line) => exchanges.push({ line, exchange }), maxLineBytes);
+    return { exchanges, read };
   } catch (err) {
     const code = (err as { code?: string }).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (err as Error).message;
     throw new ExitError(`Cannot read recording ${shownAs}: ${why}.`, 1);
   }
-  return parseRecording(text, shownAs);
 }
 
 /** The exchanges to replay: all of them, or the one with `id`. */

@@ -3,12 +3,18 @@
  * headers, minus what belongs to the old connection, plus the key. Recordings
  * hold no keys (credential headers are redacted), so the key is given, and goes
  * in whichever header the recorded client used.
+ *
+ * A recording is untrusted input, and this request carries the user's key: an exchange
+ * whose method, path or headers could make it anything but a request to the gateway
+ * (another host, a smuggled header or request line) is refused, never sent.
  */
 import type { ExchangeJson } from '../log/exchange-json.js';
+import { replayUrl, type ReplayTarget } from './target.js';
 
 export interface ReplayRequest {
   readonly method: string;
-  readonly path: string;
+  /** The target's origin, under its prefix: see `replayUrl`. */
+  readonly url: URL;
   readonly headers: Record<string, string>;
   readonly body?: string;
 }
@@ -51,6 +57,13 @@ export function credentialHeaders(exchange: ExchangeJson): string[] {
   return Object.keys(exchange.request?.headers ?? {}).filter((name) => name.toLowerCase() in CREDENTIALS);
 }
 
+/** The methods the gateway serves (`server/routes.ts`): nothing else is worth sending it. */
+const REPLAYED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST']);
+/** An RFC 9110 token: what a method and a header name are made of. */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** An RFC 9110 field value: visible characters, spaces and tabs, and bytes 0x80–0xFF (no CR, LF, NUL or other control). */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
 function headerText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number') return String(value);
@@ -58,8 +71,32 @@ function headerText(value: unknown): string | undefined {
   return undefined;
 }
 
-/** The request to send, or why this exchange cannot be sent again as it was. */
-export function replayRequest(exchange: ExchangeJson, options: ReplayOptions = {}): { request: ReplayRequest } | { skip: string } {
+/** Why the recorded method or headers could be more than a request to the gateway, or undefined. Never quotes them. */
+function refusal(exchange: ExchangeJson): string | undefined {
+  if (!TOKEN.test(exchange.method)) return 'its method is not an HTTP method name';
+  if (!REPLAYED_METHODS.has(exchange.method)) return `its method ${exchange.method} is not one the gateway serves (${[...REPLAYED_METHODS].join(', ')})`;
+  for (const [name, value] of Object.entries(exchange.request?.headers ?? {})) {
+    if (!TOKEN.test(name)) return 'a recorded header name is not an HTTP token';
+    const text = headerText(value);
+    if (text !== undefined && !FIELD_VALUE.test(text)) return 'a recorded header value holds a line break, NUL or other control character';
+  }
+  return undefined;
+}
+
+/**
+ * The request to send to `target`, or why this exchange cannot be sent again as it was
+ * (`skip`), or why it must not be sent at all (`refuse`).
+ */
+export function replayRequest(
+  exchange: ExchangeJson,
+  target: ReplayTarget,
+  options: ReplayOptions = {},
+): { request: ReplayRequest } | { skip: string } | { refuse: string } {
+  const refused = refusal(exchange);
+  if (refused !== undefined) return { refuse: refused };
+  const where = replayUrl(target, exchange.path);
+  if ('refuse' in where) return where;
+
   const recorded = exchange.request;
   if (!recorded) return { skip: 'the request was not captured' };
   const body = recorded.body;
@@ -91,5 +128,5 @@ export function replayRequest(exchange: ExchangeJson, options: ReplayOptions = {
   } else if (body.text !== undefined) {
     text = body.text;
   }
-  return { request: { method: exchange.method, path: exchange.path, headers, ...(text !== undefined ? { body: text } : {}) } };
+  return { request: { method: exchange.method, url: where.url, headers, ...(text !== undefined ? { body: text } : {}) } };
 }

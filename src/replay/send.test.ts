@@ -1,31 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExitError } from '../errors.js';
-import { baseUrl, sendReplay } from './send.js';
-
-describe('baseUrl', () => {
-  it.each([
-    ['http://127.0.0.1:8787', 'http://127.0.0.1:8787'],
-    ['http://127.0.0.1:8787/', 'http://127.0.0.1:8787'],
-    ['http://127.0.0.1:8787/v1', 'http://127.0.0.1:8787'],
-    ['https://gw.example/prefix/v1/', 'https://gw.example/prefix'],
-  ])('%s → %s', (given, base) => {
-    expect(baseUrl(given)).toBe(base);
-  });
-
-  it.each(['127.0.0.1:8787', 'ftp://x'])('refuses %s as a usage error', (given) => {
-    const err = (() => {
-      try {
-        baseUrl(given);
-      } catch (e) {
-        return e;
-      }
-    })();
-    expect(err).toBeInstanceOf(ExitError);
-    expect(err).toMatchObject({ exitCode: 2, message: expect.stringMatching(/^--to: /) });
-  });
-});
+import { sendReplay } from './send.js';
 
 describe('sendReplay', () => {
   let server: Server;
@@ -53,7 +29,7 @@ describe('sendReplay', () => {
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   it('sends method, path, headers and body, and decodes a stream into timed events', async () => {
-    const res = await sendReplay(url, { method: 'POST', path: '/v1/messages', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{"a":1}' });
+    const res = await sendReplay({ method: 'POST', url: new URL('/v1/messages', url), headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: '{"a":1}' }, url);
     expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/messages', headers: { 'x-api-key': 'k' }, body: '{"a":1}' });
     expect(res.status).toBe(200);
     expect(res.body.events?.map((e) => e.event)).toEqual(['message_start', 'message_stop']);
@@ -62,7 +38,7 @@ describe('sendReplay', () => {
   });
 
   it('decodes a JSON answer', async () => {
-    const res = await sendReplay(url, { method: 'GET', path: '/nowhere', headers: {} });
+    const res = await sendReplay({ method: 'GET', url: new URL('/nowhere', url), headers: {} }, url);
     expect(res).toMatchObject({ status: 404, body: { json: { error: { message: 'no' } } } });
   });
 
@@ -71,6 +47,6 @@ describe('sendReplay', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((r) => closed.close(() => r()));
-    await expect(sendReplay(dead, { method: 'GET', path: '/', headers: {} })).rejects.toThrow(new RegExp(`^Cannot reach ${dead}: ECONNREFUSED`));
+    await expect(sendReplay({ method: 'GET', url: new URL('/', dead), headers: {} }, dead)).rejects.toThrow(new RegExp(`^Cannot reach ${dead}: ECONNREFUSED`));
   });
 });

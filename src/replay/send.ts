@@ -17,23 +17,12 @@ export interface ReplayedResponse {
   readonly error?: string;
 }
 
-/** A base URL as recorded paths need it: no trailing slash and no `/v1`, since every recorded path starts with it. */
-export function baseUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ExitError(`--to: "${url}" is not a URL (expected e.g. http://127.0.0.1:8787).`, 2);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ExitError(`--to: expected http:// or https://, got "${url}".`, 2);
-  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
-}
-
-export async function sendReplay(base: string, req: ReplayRequest, dispatcher?: Dispatcher): Promise<ReplayedResponse> {
+/** Sends `req` to its URL; `shownAs` names the gateway in the error when it cannot be reached. */
+export async function sendReplay(req: ReplayRequest, shownAs: string, dispatcher?: Dispatcher): Promise<ReplayedResponse> {
   const start = performance.now();
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(`${base}${req.path}`, {
+    res = await request(req.url, {
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
       body: req.body ?? null,
@@ -42,7 +31,7 @@ export async function sendReplay(base: string, req: ReplayRequest, dispatcher?: 
   } catch (err) {
     // Every later request would fail the same way: stop here, saying where.
     const code = (err as { code?: string }).code;
-    throw new ExitError(`Cannot reach ${base}: ${code ?? (err as Error).message}. Is the gateway running there? (--to URL picks another)`, 1);
+    throw new ExitError(`Cannot reach ${shownAs}: ${code ?? (err as Error).message}. Is the gateway running there? (--to URL picks another)`, 1);
   }
   const chunks: TimedChunk[] = [];
   let error: string | undefined;

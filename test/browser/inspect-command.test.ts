@@ -106,7 +106,8 @@ describe('the inspector from the command line', () => {
 
   it('inspect serves a recording: the same sign-in, the list from the file, no live events', async () => {
     const { h, link, base, exited } = await startInspect();
-    expect(h.stdout()).toMatch(/inspector on .*requests\.jsonl: 3 exchanges · 1 line that are not exchanges skipped/);
+    expect(h.stdout()).toMatch(/inspector on .*requests\.jsonl: 3 exchanges · 1 line skipped, not exchanges \(listed above\)/);
+    expect(h.stderr()).toMatch(/requests\.jsonl: 1 line skipped, not an exchange:\n {2}line 4: not JSON\n/);
     expect((await call(`${base}/_inspector/api/exchanges`, { method: 'GET' })).status).toBe(401);
     const signIn = await call(link, { method: 'GET' });
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
@@ -161,7 +162,7 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('inspect FILE in a browser'), () => {
     expect(await translation.locator('[data-group="moved"]').textContent()).toMatch(/system → messages\[0\]\.content/);
     expect(await page.locator('.part-upstream-response tr.event').count()).toBeGreaterThan(3);
     await page.click('button.copy-curl');
-    expect(await page.locator('pre.curl').textContent()).toMatch(/^curl -sS -X POST "\$MODEL_GATEWAY_URL\/v1\/messages"/);
+    expect(await page.locator('pre.curl').textContent()).toMatch(/^ {2}curl -sS (-N )?-X POST "\$MODEL_GATEWAY_URL"\/v1\/messages \\$/m);
     await page.screenshot({ path: artifact('recording-detail.png'), fullPage: true });
     expect(errors).toEqual([]);
     await context.close();

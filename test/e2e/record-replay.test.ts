@@ -10,6 +10,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { closedPort } from '../helpers/http.js';
 import Anthropic from '@anthropic-ai/sdk';
 import AnthropicV0 from 'anthropic-sdk-0';
@@ -425,12 +426,25 @@ describe('model-gateway replay', () => {
     expect(stderr).toBe('Nothing was replayed: every selected exchange was skipped (see above).\n');
   });
 
-  it('names the line that is not an exchange', async () => {
-    const bad = tempFile('bad.jsonl');
-    writeFileSync(bad, `${readFileSync(file, 'utf8').split('\n')[0]}\n{"truncated": \n`);
-    const { code, stderr } = await cli(['replay', bad, '--to', gw.url]);
+  it.each([
+    ['not JSON', '{"truncated": ', 'not JSON (cut short, or damaged)'],
+    ['JSON of the wrong shape', '{"hello": "world"}', '"id": missing'],
+    ['an exchange with a status that is text', '<chat with status "200">', '"status": expected number, received string'],
+    ['an exchange with headers that are a list', '<chat with headers []>', '"request.headers": expected object, received array'],
+  ])('skips and reports a line that is %s, replays the others, and exits 1', async (_name, badLine, problem) => {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const chat = JSON.parse(lines[2]!) as Record<string, unknown> & { request: object };
+    const bad = badLine
+      .replace('<chat with status "200">', JSON.stringify({ ...chat, status: '200' }))
+      .replace('<chat with headers []>', JSON.stringify({ ...chat, request: { ...chat.request, headers: [] } }));
+    const recording = tempFile('bad.jsonl');
+    writeFileSync(recording, `${lines[2]}\n${bad}\n${lines[2]}\n`);
+    const { code, stdout, stderr } = await cli(['replay', recording, '--to', gw.url, '--no-color']);
     expect(code).toBe(1);
-    expect(stderr).toMatch(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not JSON`));
+    expect(stderr).toBe(
+      `${recording}: 1 line skipped, not an exchange:\n  line 2: ${problem}\n` + `1 line of ${recording} skipped: not an exchange (listed at the start).\n`,
+    );
+    expect(stdout).toContain('2 replayed requests: 2 matched, 0 did not.\n');
   });
 
   it('needs a key for requests that carried one (exit 2), and says when no gateway answers (exit 1)', async () => {
@@ -444,5 +458,96 @@ describe('model-gateway replay', () => {
     const down = await cli(['replay', file, '--id', ids.chat, '--to', `http://127.0.0.1:${port}`]);
     expect(down.code).toBe(1);
     expect(down.stderr).toContain(`Cannot reach http://127.0.0.1:${port}: ECONNREFUSED. Is the gateway running there?`);
+  });
+});
+
+// ------------------------------------------------------------------ hostile recordings
+
+describe('replay of a hostile recording sends nothing anywhere but the gateway', () => {
+  let gw: TestGateway;
+  let chatLine: Record<string, unknown> & { request: { headers: Record<string, unknown> } };
+  /** A plain TCP listener on another loopback port: any connection at all, HTTP or not, is a leak. */
+  let catcher: NetServer;
+  let caught: string[];
+  let port: number;
+
+  beforeAll(async () => {
+    const recording = tempFile('hostile-source.jsonl');
+    gw = await startGateway(testConfig(upstream.url), { logFile: recording });
+    await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 }).chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'plain' }] });
+    await waitForLines(gw, 1);
+    chatLine = (await waitForEntries(recording, 1))[0] as unknown as typeof chatLine;
+    caught = [];
+    catcher = createNetServer((socket) => {
+      const at = caught.push('') - 1;
+      socket.on('data', (c: Buffer) => (caught[at] += c.toString('latin1')));
+      socket.on('error', () => undefined);
+      socket.end();
+    });
+    await new Promise<void>((r) => catcher.listen(0, '127.0.0.1', r));
+    port = (catcher.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await gw.close();
+    await new Promise<void>((r) => catcher.close(() => r()));
+  });
+
+  /** The recorded chat exchange with some fields replaced, as a line. */
+  const hostile = (fields: Record<string, unknown>) => JSON.stringify({ ...chatLine, id: `req_hostile_${Math.random().toString(36).slice(2, 8)}`, ...fields });
+  const headers = (extra: Record<string, unknown>) => ({ request: { ...chatLine.request, headers: { ...chatLine.request.headers, ...extra } } });
+  const lines = () => [
+    // Paths that would move the request, key and all, to the catcher if joined to the base URL as text.
+    hostile({ path: `@127.0.0.1:${port}/v1/chat/completions` }),
+    hostile({ path: `//127.0.0.1:${port}/x` }),
+    hostile({ path: `/\\127.0.0.1:${port}` }),
+    hostile({ path: `\\\\127.0.0.1:${port}/v1/chat/completions` }),
+    hostile({ path: `http://127.0.0.1:${port}/` }),
+    hostile({ path: `%2F%2F127.0.0.1:${port}` }),
+    hostile({ path: `/%2F%2F127.0.0.1:${port}` }),
+    hostile({ path: `/%5c127.0.0.1:${port}` }),
+    hostile({ path: `/v1%40127.0.0.1:${port}` }),
+    hostile({ path: '/..%2f..%2f' }),
+    hostile({ path: '/v1/../../x' }),
+    hostile({ path: '/v1/chat completions' }),
+    hostile({ path: `/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n` }),
+    hostile({ path: '/v1/\tchat/completions' }),
+    // Methods that are a request line, a smuggled header, or a tunnel.
+    hostile({ method: `GET http://127.0.0.1:${port}/` }),
+    hostile({ method: 'POST\r\nX: y' }),
+    hostile({ method: 'CONNECT', path: `127.0.0.1:${port}` }),
+    hostile({ method: 'CONNECT' }),
+    // Header names and values that would add headers (or a whole request) of their own.
+    hostile(headers({ 'host: 127.0.0.1': 'x' })),
+    hostile(headers({ 'x a': 'b' })),
+    hostile(headers({ 'x-a\r\nhost': `127.0.0.1:${port}` })),
+    hostile(headers({ 'x-a': `b\r\nhost: 127.0.0.1:${port}` })),
+    hostile(headers({ 'x-a': 'b\u0000' })),
+  ];
+
+  it.each([
+    ['--to', (url: string) => ['--to', url]],
+    ['--to with /v1/', (url: string) => ['--to', `${url}/v1/`]],
+    ["the config's server address", () => []],
+  ])('refuses every hostile exchange, replays the good one, exits 1 (%s)', async (_name, target) => {
+    caught.length = 0;
+    const cwd = mkdtempSync(join(tmpdir(), 'mgw-hostile-'));
+    tempDirs.push(cwd);
+    writeFileSync(join(cwd, 'gateway.config.json'), JSON.stringify({ ...testConfig(upstream.url), server: { host: '127.0.0.1', port: Number(new URL(gw.url).port) } }));
+    const bad = lines();
+    const file = join(cwd, 'hostile.jsonl');
+    writeFileSync(file, `${[JSON.stringify(chatLine), ...bad].join('\n')}\n`);
+    const before = upstream.received.length;
+
+    const { code, stdout, stderr } = await cli(['replay', file, '--no-color', ...target(gw.url)], { cwd });
+
+    expect(caught).toEqual([]);
+    expect(code).toBe(1);
+    expect(stdout.match(/✗ refused: /g)).toHaveLength(bad.length);
+    expect(stdout).toContain(`1 replayed request: 1 matched, 0 did not; ${bad.length} refused.\n`);
+    expect(stderr).toBe(`${bad.length} exchanges refused: a recorded method, path or header that is more than a plain request to the gateway (see ✗ refused above).\n`);
+    // The gateway got the good one only, and the upstream behind it the one request.
+    expect(upstream.received.length - before).toBe(1);
+    // Nothing recorded reaches the terminal raw: no control character but the newlines.
+    expect(stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
   });
 });

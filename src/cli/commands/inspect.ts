@@ -10,6 +10,8 @@ import { DEFAULT_HOST } from '../../config/schema.js';
 import { ExitError } from '../../errors.js';
 import { createInspector, INSPECTOR_PREFIX } from '../../inspector/inspector.js';
 import { readRecording } from '../../inspector/recording.js';
+import { badLinesReport } from '../../log/read-recording.js';
+import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
 
@@ -18,6 +20,8 @@ export interface InspectFlags {
   port?: number;
   keep?: number;
   memory?: number;
+  /** The longest line read, in MiB. */
+  maxLine?: number;
   color: boolean;
 }
 
@@ -35,7 +39,14 @@ export async function inspect(file: string, flags: InspectFlags, io: CliIo): Pro
     ...(flags.keep !== undefined ? { capacity: flags.keep } : {}),
     ...(flags.memory !== undefined ? { maxBytes: flags.memory * 1024 * 1024 } : {}),
   });
-  const stats = await readRecording(resolved, inspector.addRecorded);
+  const stats = await readRecording(resolved, inspector.addRecorded, flags.maxLine !== undefined ? flags.maxLine * 1024 * 1024 : undefined).catch(
+    (err: unknown) => {
+      throw new ExitError(`Cannot read the recording ${file}: ${(err as Error).message}`, 1);
+    },
+  );
+  inspector.skippedLines({ count: stats.badCount, lines: stats.bad.map((b) => b.line) });
+  const badLines = badLinesReport(file, stats);
+  if (badLines.length > 0) io.stderr.write(`${badLines.map(printable).join('\n')}\n`);
 
   const server = createServer((req, res) => {
     const url = req.url ?? '/';
@@ -55,10 +66,10 @@ export async function inspect(file: string, flags: InspectFlags, io: CliIo): Pro
   });
 
   const kept = inspector.size < stats.exchanges ? ` (the last ${inspector.size} kept; --keep and --memory raise the limits)` : '';
-  const skipped = stats.skipped > 0 ? c.yellow(` · ${stats.skipped} line${stats.skipped === 1 ? '' : 's'} that are not exchanges skipped`) : '';
+  const skipped = stats.badCount > 0 ? c.yellow(` · ${stats.badCount} line${stats.badCount === 1 ? '' : 's'} skipped, not exchanges (listed above)`) : '';
   io.stdout.write(
     [
-      `${c.bold.green('model-gateway')} inspector on ${c.bold(file)}: ${stats.exchanges} exchange${stats.exchanges === 1 ? '' : 's'}${kept}${skipped}`,
+      `${c.bold.green('model-gateway')} inspector on ${c.bold(printable(file))}: ${stats.exchanges} exchange${stats.exchanges === 1 ? '' : 's'}${kept}${skipped}`,
       `${c.bold('open'.padEnd(10))}${c.underline(inspector.link(base))} ${c.gray('(works once: it signs this browser in with a cookie)')}`,
       c.gray('Ctrl-C stops it.'),
       '',

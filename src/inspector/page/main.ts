@@ -35,6 +35,14 @@ function route(): void {
   window.scrollTo(0, 0);
 }
 
+/** A recording's lines that were not exchanges: how many, and which (the first few). */
+function skippedText(m: NonNullable<typeof state.meta>): string {
+  const s = m.skippedLines;
+  if (!s) return '';
+  const shown = s.lines.slice(0, 10).join(', ');
+  return ` · ${s.count} line${s.count === 1 ? '' : 's'} of the file skipped, not exchanges (line ${shown}${s.count > 10 ? ', …' : ''})`;
+}
+
 function drawHeader(): void {
   const m = state.meta;
   const c = state.connection;
@@ -42,7 +50,7 @@ function drawHeader(): void {
   status.textContent =
     c === 'recording' ? `recording: ${m?.source ?? ''}` : state.paused ? 'paused' : c === 'live' ? 'live' : c === 'offline' ? 'disconnected' : 'connecting…';
   memory.textContent = m
-    ? `${state.rows.size} of last ${m.capacity} kept · ${bytes(m.bytes)} of ${bytes(m.maxBytes)}${m.evicted ? ` · ${m.evicted} dropped` : ''}`
+    ? `${state.rows.size} of last ${m.capacity} kept · ${bytes(m.bytes)} of ${bytes(m.maxBytes)}${m.evicted ? ` · ${m.evicted} dropped` : ''}${skippedText(m)}`
     : '';
   if (state.error) replace(main, h('div', { class: 'error-box' }, state.error));
 }

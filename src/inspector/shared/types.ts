@@ -58,6 +58,8 @@ export interface ExchangeList {
   readonly mode: 'live' | 'recording';
   /** The recording's file name, in recording mode. */
   readonly source?: string;
+  /** Lines of the recording that were not exchanges and were skipped: how many, and the first line numbers. */
+  readonly skippedLines?: SkippedLines;
   /** Ring buffer bounds and use. */
   readonly capacity: number;
   readonly maxBytes: number;
@@ -66,6 +68,11 @@ export interface ExchangeList {
   readonly evicted: number;
   /** Newest first. */
   readonly exchanges: readonly ExchangeSummary[];
+}
+
+export interface SkippedLines {
+  readonly count: number;
+  readonly lines: readonly number[];
 }
 
 /** GET /_inspector/api/exchanges/:id */
