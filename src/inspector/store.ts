@@ -56,6 +56,8 @@ export function createStore(options: StoreOptions = {}): Store {
   // A ring: `slots[(head + i) % capacity]` for i < count is the i-th oldest entry.
   const slots: (StoreEntry | undefined)[] = new Array<StoreEntry | undefined>(capacity);
   const byId = new Map<string, StoreEntry>();
+  /** For recorded ids seen more than once: the suffix to try next. */
+  const repeats = new Map<string, number>();
   let head = 0;
   let count = 0;
   let bytes = 0;
@@ -115,8 +117,12 @@ export function createStore(options: StoreOptions = {}): Store {
     },
     addRecorded(json, size) {
       let id = json.id;
-      // Recordings appended over several runs could repeat an id; each line stays its own row.
-      for (let n = 2; byId.has(id); n++) id = `${json.id}~${n}`;
+      // Recordings appended over several runs could repeat an id; each line stays its own row. The next
+      // suffix per id is remembered, so a file of one id repeated stays linear to load.
+      for (let n = repeats.get(json.id) ?? 2; byId.has(id); n++) {
+        id = `${json.id}~${n}`;
+        repeats.set(json.id, n + 1);
+      }
       return push({ kind: 'recorded', id, json: id === json.id ? json : { ...json, id }, ended: true, bytes: size });
     },
     get: (id) => byId.get(id),
