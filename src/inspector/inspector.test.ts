@@ -118,7 +118,7 @@ describe('the data', () => {
     const everything = JSON.stringify(list) + JSON.stringify(detail);
     for (const secret of [GATEWAY_KEY, PROVIDER_OPENAI_KEY, PROVIDER_ANTHROPIC_KEY]) expect(everything).not.toContain(secret);
     expect(gw.lines().join('\n')).not.toContain('/_inspector');
-    expect((await get('/_inspector/api/exchanges/req_nope', cookie)).status).toBe(404);
+    for (const id of ['req_nope', '%E0%A4%A', '%', 'req%ZZ']) expect((await get(`/_inspector/api/exchanges/${id}`, cookie)).status).toBe(404);
   });
 
   it('pushes each exchange as it starts and as it ends to a connected page', async () => {

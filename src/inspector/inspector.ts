@@ -134,7 +134,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     }
     if (path === '/api/exchanges') return sendJson(res, 200, list());
     if (path.startsWith('/api/exchanges/')) {
-      const found = detail(decodeURIComponent(path.slice('/api/exchanges/'.length)));
+      const found = detail(decodedOrRaw(path.slice('/api/exchanges/'.length)));
       return found ? sendJson(res, 200, found) : sendJson(res, 404, { error: 'No such exchange in memory (it may have been dropped to make room).' });
     }
     if (path === '/api/events') {
@@ -185,4 +185,13 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     },
     close: () => hub.close(),
   };
+}
+
+/** A path segment's text; a malformed escape is no id of ours, so it is looked up as it is (and not found). */
+function decodedOrRaw(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
