@@ -78,4 +78,26 @@ describe('authenticate', () => {
   ])('reads the key from Authorization %j', (header, key) => {
     expect(extractKey({ authorization: header }, 'bearer')).toBe(key);
   });
+
+  // Only the space and tab HTTP allows around a value are trimmed: other Unicode spaces are part of the key.
+  it.each(['\u00a0', '\u2028', '\u2029', '\ufeff', '\u3000', '\u2003', '\u1680', '\u0085', '\v', '\f'])(
+    'keeps %j around a key: another key, refused',
+    (space) => {
+      for (const [headers, style] of [
+        [{ authorization: `Bearer mg-alice${space}` }, 'bearer'],
+        [{ authorization: `Bearer ${space}mg-alice` }, 'bearer'],
+        [{ authorization: `Bearer${space}mg-alice` }, 'bearer'],
+        [{ 'x-api-key': `mg-alice${space}` }, 'anthropic'],
+        [{ 'x-api-key': `${space}mg-alice` }, 'anthropic'],
+      ] as const) {
+        expect(extractKey(headers, style)).not.toBe('mg-alice');
+        expect(kind(() => authenticate(config, headers, style))).toBe('authentication');
+      }
+    },
+  );
+
+  it('trims space and tab around a key', () => {
+    expect(extractKey({ 'x-api-key': ' \tmg-alice\t ' }, 'anthropic')).toBe('mg-alice');
+    expect(extractKey({ authorization: ' Bearer \t mg-alice \t' }, 'bearer')).toBe('mg-alice');
+  });
 });

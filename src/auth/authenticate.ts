@@ -14,21 +14,33 @@ import { authenticationFailed } from '../errors.js';
 
 export type KeyStyle = 'bearer' | 'anthropic';
 
+/**
+ * Trims the space and tab HTTP allows around a value, nothing else: `String.prototype.trim` also
+ * strips U+00A0, U+2028, U+FEFF and other Unicode spaces, which would make `key\u00a0` the same key as `key`.
+ */
+export function trimHttpSpace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text.charCodeAt(start) === 0x20 || text.charCodeAt(start) === 0x09)) start++;
+  while (end > start && (text.charCodeAt(end - 1) === 0x20 || text.charCodeAt(end - 1) === 0x09)) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 /** `x-api-key` first (what Anthropic does when both arrive), then `Authorization: Bearer`. */
 export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): string | undefined {
   if (style === 'anthropic') {
     const apiKey = headers['x-api-key'];
-    if (typeof apiKey === 'string' && apiKey !== '') return apiKey.trim();
+    if (typeof apiKey === 'string' && apiKey !== '') return trimHttpSpace(apiKey);
   }
   const auth = headers.authorization;
   if (typeof auth === 'string') {
     // What every SDK sends, without a regular expression's match array.
     if (auth.startsWith('Bearer ') && auth.charCodeAt(7) > 0x20) {
-      const key = auth.slice(7).trim();
+      const key = trimHttpSpace(auth.slice(7));
       if (key !== '') return key;
     }
-    const match = /^Bearer\s+(.+)$/i.exec(auth.trim());
-    if (match?.[1]) return match[1].trim();
+    const match = /^Bearer[ \t]+(.+)$/i.exec(trimHttpSpace(auth));
+    if (match?.[1]) return trimHttpSpace(match[1]);
   }
   return undefined;
 }
@@ -85,6 +97,18 @@ export function authenticate(config: Config, headers: IncomingHttpHeaders, style
   }
   if (connection) byConnection.set(connection, { config, presented: key, key: found });
   return found;
+}
+
+/**
+ * The key `connection` already authenticated with under `config`, when the request presents that
+ * same key; undefined otherwise. Proves nothing new about any key: only a caller who sent the
+ * key before, on this connection, gets an answer.
+ */
+export function rememberedKey(config: Config, headers: IncomingHttpHeaders, style: KeyStyle, connection: object): GatewayKey | undefined {
+  const last = byConnection.get(connection);
+  if (!last || last.config !== config) return undefined;
+  const key = extractKey(headers, style);
+  return key !== undefined && sameText(last.presented, key) ? last.key : undefined;
 }
 
 /** Whether two strings are equal, in time that depends on their length only. */

@@ -70,7 +70,9 @@ const server = z
       ),
     headersTimeoutMs: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.headersTimeoutMs)
-      .describe('Longest a client may take to send its request headers, in milliseconds (default 30 s).'),
+      .describe(
+        'Longest a client may take to send its request headers, in milliseconds (default 30 s); a new connection must send its first request headers within this time of connecting.',
+      ),
     requestTimeoutMs: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.requestTimeoutMs)
       .describe(
@@ -82,7 +84,7 @@ const server = z
     maxConnections: positiveInt()
       .optional()
       .describe(
-        'Most client connections open at once; past it the longest-idle connection is closed first, and a new one is refused when none is idle. Default: from the process\'s open-file limit, leaving room for the upstream connections.',
+        'Most client connections open at once; past it the longest-idle connection is closed first, and a new one is refused when none is idle. Default: (the open-file limit - 64) / 2, at most 16384 (1024 where the limit cannot be read), leaving room for the upstream connections.',
       ),
     maxResponseBytes: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.maxResponseBytes)
@@ -93,11 +95,13 @@ const server = z
       .array(z.string().min(1))
       .default([])
       .describe(
-        'Host names accepted in the Host header besides loopback addresses and localhost, when listening on a loopback address (a guard against DNS rebinding). Default: none.',
+        'Host names accepted in the Host header besides localhost, *.localhost and loopback addresses, when listening on a loopback address (a guard against DNS rebinding); also the host names of web pages (the Origin header) accepted besides the gateway\'s own. Any port. Default: none.',
       ),
     authFailuresPerMinute: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.authFailuresPerMinute)
-      .describe('Most requests with a wrong key one client address may send per minute; more are answered 429 (default 30).'),
+      .describe(
+        'Most requests with a missing or wrong key one client address (IPv6: one /64) may send per minute; past it the address is answered 429 with retry-after, its keys unchecked, until the minute is over (default 30).',
+      ),
     maxTools: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.maxTools)
       .describe('Most tools one request may declare; more are answered 400 (default 1024).'),
@@ -224,11 +228,11 @@ const keyGroup = z
     maxOutputTokens: positiveInt()
       .optional()
       .describe(
-        'Most output tokens a request of this group may ask for (max_tokens, max_output_tokens, max_completion_tokens); a request asking more is answered 400, one that names none is sent with this cap.',
+        'Most output tokens a request of this group may ask for (max_tokens, max_output_tokens, max_completion_tokens); a request asking more is answered 403, a Chat or Responses request that names none is sent with this cap. count_tokens is not capped.',
       ),
     maxChoices: positiveInt()
       .optional()
-      .describe('Most choices (Chat Completions `n`) a request of this group may ask for; more is answered 400.'),
+      .describe('Most choices (Chat Completions `n`) a request of this group may ask for; more is answered 403.'),
   })
   .describe('Client keys sharing one set of permissions.');
 

@@ -13,7 +13,9 @@ import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { LimitStore } from '../limits/limit-store.js';
+import { newAuthThrottle } from '../auth/throttle.js';
 import { answerClientError } from './client-error.js';
+import { defaultMaxConnections, trackConnections } from './connections.js';
 import { newServerLoad } from './load.js';
 import { createHandler, type GatewayState, type HandlerDeps, type Mount, type RequestObserver } from './handle.js';
 
@@ -98,6 +100,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     mounts: options.mounts ?? [],
     limits: options.limitStore ?? createMemoryLimitStore(),
     load: newServerLoad(),
+    authFailures: newAuthThrottle(),
+    listening: { loopback: false },
   };
 
   const generation = (config: Config): Generation => {
@@ -119,12 +123,16 @@ export function createGateway(options: GatewayOptions): Gateway {
   let inFlight = 0;
   let idle: (() => void) | undefined;
   // Node checks the two client timeouts on this interval (default 30 s, which would let a stuck client linger).
-  const server = createServer({ connectionsCheckingInterval: 1000 }, (req, res) => {
+  // A missing Host is refused by the handler, in the caller's error shape rather than Node's bare 400.
+  const server = createServer({ connectionsCheckingInterval: 1000, requireHostHeader: false }, (req, res) => {
     // The generation is fixed here, so a reload mid-request cannot change what serves it.
     const gen = current;
+    const socket = req.socket;
+    connections.requestStarted(socket);
     inFlight++;
     gen.inFlight++;
     gen.handle(req, res, () => {
+      connections.requestEnded(socket);
       gen.inFlight--;
       if (gen.replaced && gen.inFlight === 0) {
         draining.delete(gen);
@@ -134,15 +142,31 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (inFlight === 0) idle?.();
     });
   });
+  // Connections that say nothing, and how many may be open (see connections.ts).
+  const maxConnections = defaultMaxConnections();
+  const connectionSettings = (config: Config) => ({
+    headersTimeoutMs: config.server.headersTimeoutMs,
+    maxConnections: config.server.maxConnections ?? maxConnections,
+  });
+  const connections = trackConnections(server, connectionSettings(options.config));
   // Slow or stuck clients: headersTimeout and requestTimeout bound how long a client may take to
   // send its request (not how long the answer takes: LLM calls run for minutes).
   const applyServerTimeouts = (config: Config) => {
     server.headersTimeout = config.server.headersTimeoutMs;
     server.requestTimeout = Math.max(config.server.requestTimeoutMs, config.server.headersTimeoutMs);
+    server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
+    connections.apply(connectionSettings(config));
   };
   applyServerTimeouts(options.config);
   server.on('clientError', answerClientError);
-  server.keepAliveTimeout = 65_000;
+  // However the server was made to listen: the Host check applies while the address is a loopback one.
+  server.on('listening', () => {
+    const address = server.address();
+    deps.listening.loopback = typeof address === 'object' && address !== null && isLoopback(address.address);
+  });
+  // Without this listener Node answers `Expect: 100-continue` itself, before the request is routed and
+  // its key checked; the handler sends `100 Continue` once it is ready to read the body.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
 
   return {
     server,

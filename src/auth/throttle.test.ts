@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { clientBlock, newAuthThrottle, noteFailure, refuseRepeatedKeyHeaders, waitMs, WINDOW_MS } from './throttle.js';
+
+describe('the auth-failure throttle', () => {
+  it('throttles an address once it reaches the limit, until its minute is over', () => {
+    const t = newAuthThrottle();
+    const start = 1_000_000;
+    for (let i = 0; i < 3; i++) {
+      expect(waitMs(t, '10.0.0.1', 3, start + i)).toBe(0);
+      noteFailure(t, '10.0.0.1', start + i);
+    }
+    expect(waitMs(t, '10.0.0.1', 3, start + 10)).toBe(WINDOW_MS - 10);
+    expect(waitMs(t, '10.0.0.2', 3, start + 10)).toBe(0);
+    expect(waitMs(t, '10.0.0.1', 3, start + WINDOW_MS)).toBe(0);
+    // A new window starts from scratch.
+    noteFailure(t, '10.0.0.1', start + WINDOW_MS + 1);
+    expect(waitMs(t, '10.0.0.1', 3, start + WINDOW_MS + 2)).toBe(0);
+  });
+
+  it('keeps at most `capacity` addresses, forgetting the window opened longest ago', () => {
+    const t = newAuthThrottle(3);
+    for (let i = 0; i < 10; i++) noteFailure(t, `10.0.0.${i}`, 1000 + i);
+    expect(t.windows.size).toBe(3);
+    expect([...t.windows.keys()]).toEqual(['10.0.0.7', '10.0.0.8', '10.0.0.9']);
+  });
+
+  it.each([
+    ['127.0.0.1', '127.0.0.1'],
+    ['::ffff:10.1.2.3', '10.1.2.3'],
+    ['::1', '0:0:0:0::/64'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff::9', '2001:db8:1:2::/64'],
+    ['2001:DB8:0001:0002::', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['fe80::1:2', 'fe80:0:0:0::/64'],
+    [undefined, '?'],
+  ])('counts %s under %s', (address, block) => {
+    expect(clientBlock(address)).toBe(block);
+  });
+
+  it.each([
+    [['authorization', 'Bearer a', 'Authorization', 'Bearer a'], /Authorization/],
+    [['x-api-key', 'a', 'X-API-KEY', 'b'], /x-api-key/],
+    [['host', 'x', 'authorization', 'Bearer a', 'x-api-key', 'a'], undefined],
+    [['authorizations', 'a', 'authorization', 'Bearer a'], undefined],
+  ])('refuses a repeated key header: %j', (raw, refused) => {
+    if (refused) expect(() => refuseRepeatedKeyHeaders(raw)).toThrow(refused);
+    else expect(() => refuseRepeatedKeyHeaders(raw)).not.toThrow();
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * Slows key guessing: after `authFailuresPerMinute` failed authentications (a missing or wrong
+ * key) from one client address within a minute, that address's requests are answered 429 with
+ * `retry-after` until the minute is over, without their key being checked.
+ *
+ * Without a check the answer (429) says nothing about the key, so a guesser learns nothing from
+ * the requests past the limit. The one exception cannot help a guesser: a keep-alive connection
+ * that has already authenticated, presenting the same key again, is admitted (see `rememberedKey`),
+ * so the clients that were working keep working while a typo elsewhere on the same address
+ * (every local process shares 127.0.0.1) has it throttled. A new connection with the right key
+ * from a throttled address waits for the window like everyone else there: SDKs honour
+ * `retry-after`, so they succeed on a retry.
+ *
+ * IPv6 clients are counted per /64, the block one host is usually given. The table of addresses
+ * is bounded: past `capacity` the entry least recently started is forgotten.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Config, GatewayKey } from '../config/types.js';
+import { GatewayError, invalidRequest } from '../errors.js';
+import { authenticate, rememberedKey, type KeyStyle } from './authenticate.js';
+
+export const WINDOW_MS = 60_000;
+/** Addresses tracked at once (each costs a few dozen bytes). */
+export const MAX_TRACKED_ADDRESSES = 10_000;
+
+interface Window {
+  /** Epoch ms the window opened, at the address's first failure. */
+  readonly start: number;
+  failures: number;
+}
+
+export interface AuthThrottle {
+  readonly windows: Map<string, Window>;
+  readonly capacity: number;
+}
+
+export function newAuthThrottle(capacity = MAX_TRACKED_ADDRESSES): AuthThrottle {
+  return { windows: new Map(), capacity };
+}
+
+/** Milliseconds until `address` may be checked again; 0 when it is not throttled. */
+export function waitMs(throttle: AuthThrottle, address: string, limit: number, now: number): number {
+  const window = throttle.windows.get(address);
+  if (!window) return 0;
+  const left = window.start + WINDOW_MS - now;
+  if (left <= 0) {
+    throttle.windows.delete(address);
+    return 0;
+  }
+  return window.failures >= limit ? left : 0;
+}
+
+export function noteFailure(throttle: AuthThrottle, address: string, now: number): void {
+  const window = throttle.windows.get(address);
+  if (window && window.start + WINDOW_MS > now) {
+    window.failures++;
+    return;
+  }
+  throttle.windows.delete(address);
+  // Map order is insertion order: the first entry is the window opened longest ago.
+  if (throttle.windows.size >= throttle.capacity) throttle.windows.delete(throttle.windows.keys().next().value!);
+  throttle.windows.set(address, { start: now, failures: 1 });
+}
+
+/** The address failures are counted under: IPv4 as it is (IPv4-mapped IPv6 unwrapped), IPv6 by its /64. */
+export function clientBlock(address: string | undefined): string {
+  if (address === undefined) return '?';
+  if (address.startsWith('::ffff:') && address.includes('.')) return address.slice(7);
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const groups = head === '' ? [] : head.split(':');
+  if (address.includes('::') && groups.length < 4) {
+    const tailGroups = tail === '' ? [] : tail.split(':');
+    const missing = 8 - groups.length - tailGroups.length;
+    groups.push(...Array<string>(Math.max(0, missing)).fill('0'), ...tailGroups);
+  }
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** Names of the headers that carry a key; each may appear once. */
+const KEY_HEADERS = ['authorization', 'x-api-key'] as const;
+
+/**
+ * A key header sent twice is ambiguous: Node keeps the first `Authorization` and joins repeated
+ * `x-api-key` values, and a proxy in between may have read the other one.
+ */
+export function refuseRepeatedKeyHeaders(rawHeaders: readonly string[]): void {
+  let authorization = 0;
+  let apiKey = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
+    else if (name.length === 9 && name.toLowerCase() === 'x-api-key') apiKey++;
+  }
+  const repeated = authorization > 1 ? KEY_HEADERS[0] : apiKey > 1 ? KEY_HEADERS[1] : undefined;
+  if (repeated) {
+    throw invalidRequest(`The request carries more than one ${repeated === 'authorization' ? 'Authorization' : 'x-api-key'} header; send the key once.`);
+  }
+}
+
+/** `authenticate`, counting failures per client address and refusing addresses past the limit (see above). */
+export function authenticateThrottled(
+  throttle: AuthThrottle,
+  config: Config,
+  req: IncomingMessage,
+  style: KeyStyle,
+  now = Date.now(),
+): GatewayKey {
+  refuseRepeatedKeyHeaders(req.rawHeaders);
+  const address = clientBlock(req.socket.remoteAddress);
+  const wait = waitMs(throttle, address, config.server.authFailuresPerMinute, now);
+  if (wait > 0) {
+    const known = rememberedKey(config, req.headers, style, req.socket);
+    if (known) return known;
+    throw tooManyFailures(wait);
+  }
+  try {
+    return authenticate(config, req.headers, style, req.socket);
+  } catch (err) {
+    if (err instanceof GatewayError && err.kind === 'authentication') noteFailure(throttle, address, now);
+    throw err;
+  }
+}
+
+function tooManyFailures(wait: number): GatewayError {
+  const seconds = Math.max(1, Math.ceil(wait / 1000));
+  return new GatewayError(
+    'rate_limit',
+    `Too many requests with a missing or wrong API key from this address; the key is not checked for ${seconds}s.`,
+    { code: 'too_many_authentication_failures', headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(wait)) } },
+  );
+}
