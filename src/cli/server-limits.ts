@@ -7,6 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import { assertNever } from '../assert-never.js';
 import { DEFAULT_MAX_BODY_BYTES, DEFAULT_SERVER_LIMITS } from '../config/schema.js';
 import type { ServerConfig } from '../config/types.js';
+import { defaultMaxConnections } from '../server/connections.js';
 import { formatTable, type Column } from './table.js';
 
 type Unit = 'bytes' | 'ms' | 'count' | 'per minute';
@@ -15,8 +16,8 @@ interface Limit {
   readonly name: keyof ServerConfig;
   readonly unit: Unit;
   readonly default: number | undefined;
-  /** Shown when the setting is unset and its default is worked out at start. */
-  readonly derived?: string;
+  /** The value `serve` works out at start when the setting is unset. */
+  readonly derived?: () => number;
 }
 
 const LIMITS: readonly Limit[] = [
@@ -24,7 +25,7 @@ const LIMITS: readonly Limit[] = [
   { name: 'maxResponseBytes', unit: 'bytes', default: DEFAULT_SERVER_LIMITS.maxResponseBytes },
   { name: 'maxBufferedBytes', unit: 'bytes', default: DEFAULT_SERVER_LIMITS.maxBufferedBytes },
   { name: 'maxConcurrentRequests', unit: 'count', default: DEFAULT_SERVER_LIMITS.maxConcurrentRequests },
-  { name: 'maxConnections', unit: 'count', default: undefined, derived: 'from the open-file limit' },
+  { name: 'maxConnections', unit: 'count', default: undefined, derived: () => defaultMaxConnections() },
   { name: 'headersTimeoutMs', unit: 'ms', default: DEFAULT_SERVER_LIMITS.headersTimeoutMs },
   { name: 'requestTimeoutMs', unit: 'ms', default: DEFAULT_SERVER_LIMITS.requestTimeoutMs },
   { name: 'keepAliveTimeoutMs', unit: 'ms', default: DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs },
@@ -59,7 +60,9 @@ interface Row {
 export function serverLimitsTable(server: ServerConfig, c: ChalkInstance): string {
   const rows: Row[] = LIMITS.map((l) => {
     const value = server[l.name];
-    if (typeof value !== 'number') return { name: l.name, value: c.gray(l.derived ?? 'none') };
+    if (typeof value !== 'number') {
+      return { name: l.name, value: c.gray(l.derived ? `${formatLimit(l.derived(), l.unit)} (from the open-file limit)` : 'none') };
+    }
     const text = formatLimit(value, l.unit);
     return { name: l.name, value: value === l.default ? c.gray(`${text} (default)`) : text };
   });

@@ -1,0 +1,70 @@
+/**
+ * A key group's caps on what one request may ask for: output tokens (`maxOutputTokens`) and Chat
+ * Completions choices (`maxChoices`). Asking for more is the group's "no", so 403 as in
+ * authorize.ts; a request that names no output limit is sent with the group's cap instead, so that
+ * leaving the field out is not a way round it. Counting tokens is not capped: it generates nothing.
+ */
+import type { KeyGroupConfig, ProviderType } from '../config/types.js';
+import { assertNever } from '../assert-never.js';
+import { invalidRequest, permissionDenied } from '../errors.js';
+import type { Json } from '../protocols/json.js';
+import type { Protocol } from '../protocols/types.js';
+
+/** The fields that ask for output tokens, per protocol. Messages requires its one. */
+const OUTPUT_FIELDS = {
+  chat: ['max_completion_tokens', 'max_tokens'],
+  responses: ['max_output_tokens'],
+  messages: ['max_tokens'],
+} as const satisfies Record<Protocol, readonly string[]>;
+
+/** Throws when a create request asks for more than its group's caps allow. */
+export function checkGroupCaps(group: KeyGroupConfig, protocol: Protocol, body: Json): void {
+  const tokens = group.maxOutputTokens;
+  if (tokens !== undefined) {
+    for (const field of OUTPUT_FIELDS[protocol]) checkAsk(group, body[field], field, tokens, 'output tokens', 'maxOutputTokens');
+  }
+  const choices = group.maxChoices;
+  if (choices !== undefined && protocol === 'chat') checkAsk(group, body.n, 'n', choices, 'choices', 'maxChoices');
+}
+
+function checkAsk(group: KeyGroupConfig, value: unknown, field: string, cap: number, what: string, setting: string): void {
+  if (value === undefined || value === null) return;
+  // A string a lax server would read as a number cannot be held to the cap: refused, as OpenAI and Anthropic refuse it.
+  if (typeof value !== 'number') throw invalidRequest(`\`${field}\` must be a number.`, field);
+  if (value > cap) {
+    throw permissionDenied(
+      `Key group '${group.name}' may ask for at most ${cap} ${what} per request (keyGroups.${group.name}.${setting}); \`${field}\` is ${value}.`,
+      field,
+    );
+  }
+}
+
+/**
+ * The group's output cap when a create request names no output limit (null counts as none), to be
+ * sent with it; undefined when there is nothing to add. Reads the body only for a group with a cap.
+ */
+export function outputCapToAdd(group: KeyGroupConfig, protocol: Protocol, operation: string, body: () => Json): number | undefined {
+  const cap = group.maxOutputTokens;
+  if (cap === undefined || operation !== 'create' || protocol === 'messages') return undefined;
+  const json = body();
+  for (const field of OUTPUT_FIELDS[protocol]) if (json[field] !== undefined && json[field] !== null) return undefined;
+  return cap;
+}
+
+/**
+ * The field the cap is added as. To a translated request, the caller's own (the translator carries it
+ * to the upstream's); passed through, the one the upstream reads: Chat's current `max_completion_tokens`
+ * for OpenAI, the older `max_tokens` that OpenAI-compatible servers take (as the Chat encoder does).
+ */
+export function outputCapField(protocol: Protocol, upstream: ProviderType | 'translated'): string {
+  switch (protocol) {
+    case 'responses':
+      return 'max_output_tokens';
+    case 'messages':
+      return 'max_tokens';
+    case 'chat':
+      return upstream === 'openai-compatible' ? 'max_tokens' : 'max_completion_tokens';
+    default:
+      return assertNever(protocol);
+  }
+}
