@@ -31,6 +31,8 @@ describe('replayRequest headers', () => {
       'transfer-encoding': 'chunked',
       'accept-encoding': 'gzip, deflate',
       cookie: '[redacted]',
+      origin: 'http://localhost:5173',
+      referer: 'http://localhost:5173/app',
       'content-type': 'application/json',
       'anthropic-version': '2023-06-01',
       'anthropic-beta': ['a', 'b'],

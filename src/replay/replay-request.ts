@@ -34,7 +34,8 @@ const CREDENTIALS: Readonly<Record<string, (key: string) => string>> = {
 
 /**
  * Not sent again: hop-by-hop headers, those undici derives from the new request (host, length),
- * cookies, and accept-encoding (undici's `request` does not decompress, so ask for none).
+ * cookies, accept-encoding (undici's `request` does not decompress, so ask for none), and the
+ * browser's origin headers: the gateway refuses a foreign Origin, and a replay is no page's request.
  */
 const NOT_RESENT = new Set([
   'host',
@@ -50,6 +51,8 @@ const NOT_RESENT = new Set([
   'accept-encoding',
   'cookie',
   'proxy-authorization',
+  'origin',
+  'referer',
 ]);
 
 /** The credential headers the recorded client sent (by name only: their values were redacted). */
