@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../config/parse.js';
-import { claudeModelFor, clientSnippet, clientUrl, codexModelFor, exportLines, inlineEnv, shellQuote } from './snippets.js';
+import { runSnippets, shells } from '../../test/helpers/shell-recorder.js';
+import { safeToPrint } from '../log/terminal-text.js';
+import { env } from './commands/env.js';
+import { claudeCodeEnv, claudeModelFor, clientSnippet, clientUrl, codexModelFor, exportLines, inlineEnv, shellQuote } from './snippets.js';
 
 const input = { url: 'http://127.0.0.1:8787', key: { text: 'mgw-k' }, codexModel: 'gpt-5-codex' } as const;
 const names = (client: Parameters<typeof clientSnippet>[0], extra = {}) => clientSnippet(client, { ...input, ...extra }).env.map((e) => e.name);
@@ -71,5 +74,50 @@ describe('client snippets', () => {
     const cloud = parseConfig({ providers: { e: { type: 'echo' } }, models: { echo: { provider: 'e' }, 'claude-*': { provider: 'e' }, 'gpt-*': { provider: 'e' } } }, { env: {} });
     expect(claudeModelFor(cloud)).toBeUndefined();
     expect(codexModelFor(cloud)).toBe('gpt-5-codex');
+  });
+});
+
+/** Model names, keys and URL tails that would run `canary` (or misbehave) if a shell read them unquoted. */
+const HOSTILE = ["x'; canary; '", '$(canary)', '`canary`', 'a\ncanary', 'a\r\n$(canary)', '\x1b[201~\ncanary\n', '"; canary; "', 'é😀 \u202E', "'\\''", '*', '<your-key>', '\\x41'];
+
+describe('shell text from config and command-line values', { timeout: 60_000 }, () => {
+  const [bash, ...others] = shells();
+
+  it.skipIf(bash === undefined)('`env shell`, evaluated: every variable holds exactly the value and nothing else runs', async () => {
+    const cases = await Promise.all(
+      HOSTILE.map(async (value) => {
+        let out = '';
+        const io = { stdout: { write: (t: string) => (out += t) }, stderr: { write: () => true }, env: {}, cwd: '/', stopSignal: () => new Promise<string>(() => {}) };
+        const url = `http://gw.test:1/a${value}`;
+        await env('shell', { url, model: value, key: value }, io);
+        expect(safeToPrint(out.replaceAll('\n', '')), out).toBe(true);
+        return { value, url, snippet: `${out}curl "$ANTHROPIC_BASE_URL" "$ANTHROPIC_MODEL" "$ANTHROPIC_AUTH_TOKEN" "$OPENAI_BASE_URL" "$MODEL_GATEWAY_API_KEY"\n` };
+      }),
+    );
+    // WHATWG URL parsing drops line breaks and tabs, so --url accepts one that still holds them: its text is what is quoted.
+    expect(cases.map((c) => c.url).filter((u) => u.includes('\n')).length).toBeGreaterThan(0);
+    for (const shell of [bash!, ...others]) {
+      const runs = runSnippets(shell, cases.map((c) => c.snippet), {});
+      cases.forEach(({ value, url, snippet }, i) => {
+        const label = `${shell}: ${JSON.stringify(value)}\n${snippet}`;
+        const run = runs[i]!;
+        expect({ canary: run.canary, stderr: run.stderr, strayFiles: run.strayFiles, status: run.status }, label).toEqual({ canary: '', stderr: '', strayFiles: [], status: 0 });
+        // dash has no $'…' (values unsafe to print are written so): there, only that nothing else ran.
+        if (shell === bash || safeToPrint(value)) expect(run.argv, label).toEqual([url, value, value, `${url}/v1`, value]);
+      });
+    }
+  });
+
+  it.skipIf(bash === undefined)("the banner's one-line hints: the values reach the command exactly and nothing else runs", () => {
+    const snippets = HOSTILE.map((value) => {
+      const vars = claudeCodeEnv({ url: `http://gw.test:1/${value}`, key: { text: value }, claudeModel: value, codexModel: value });
+      return `${inlineEnv(vars)} eval 'curl "$ANTHROPIC_BASE_URL" "$ANTHROPIC_AUTH_TOKEN" "$ANTHROPIC_MODEL"'\n`;
+    });
+    const runs = runSnippets(bash!, snippets, {});
+    HOSTILE.forEach((value, i) => {
+      const run = runs[i]!;
+      expect({ canary: run.canary, stderr: run.stderr, strayFiles: run.strayFiles }, snippets[i]).toEqual({ canary: '', stderr: '', strayFiles: [] });
+      expect(run.argv, snippets[i]).toEqual([`http://gw.test:1/${value}`, value, value]);
+    });
   });
 });

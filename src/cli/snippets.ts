@@ -5,7 +5,12 @@
  * @see ../../../shared/docs/clients.md section 1
  */
 import type { Config, ServerConfig } from '../config/types.js';
+import { shellQuote } from '../inspector/shared/shell.js';
+import { printableJson } from '../log/terminal-text.js';
 import { findModel } from '../routing/resolve-model.js';
+
+// Values from the config and the command line go into shell text through the one quoting module.
+export { shellQuote };
 
 export const CLIENTS = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const;
 export type ClientName = (typeof CLIENTS)[number];
@@ -66,7 +71,8 @@ export function claudeCodeEnv(input: SnippetInput): EnvVar[] {
 
 /** Codex reads only its config.toml (OPENAI_BASE_URL is ignored) and speaks only the Responses API. */
 export function codexToml(input: SnippetInput): string[] {
-  const q = (s: string) => JSON.stringify(s); // a TOML basic string takes JSON's escapes
+  // A TOML basic string takes JSON's escapes; printableJson adds the \uHHHH ones that keep the line safe to print.
+  const q = (s: string) => printableJson(s);
   return [
     `model = ${q(input.codexModel)}`,
     'model_provider = "model-gateway"',
@@ -106,24 +112,19 @@ export function clientSnippet(client: ClientName, input: SnippetInput): Snippet 
   }
 }
 
-/** Single-quotes a value unless it is made only of characters no shell treats specially. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-function render(value: EnvValue, quote: boolean): string {
+function render(value: EnvValue): string {
   if ('ref' in value) return `"$${value.ref}"`;
-  return quote ? shellQuote(value.text) : value.text;
+  return shellQuote(value.text);
 }
 
 /** `export NAME=value` lines, quoted for a POSIX shell. */
 export function exportLines(env: readonly EnvVar[]): string[] {
-  return env.map((e) => `export ${e.name}=${render(e.value, true)}`);
+  return env.map((e) => `export ${e.name}=${render(e.value)}`);
 }
 
-/** `A=1 B=2` for a one-line command prefix; unquoted, for reading (the banner's placeholders stay readable). */
+/** `A=1 B=2` for a one-line command prefix, quoted as the export lines are (a plain value stays bare, for reading). */
 export function inlineEnv(env: readonly EnvVar[]): string {
-  return env.map((e) => `${e.name}=${render(e.value, false)}`).join(' ');
+  return env.map((e) => `${e.name}=${render(e.value)}`).join(' ');
 }
 
 /**

@@ -123,7 +123,8 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     await page.locator('tr.row:not(.pending)', { hasText: 'Codex' }).first().click();
     await page.click('button.copy-curl');
     const command = await page.locator('pre.curl').textContent();
-    expect(command).toMatch(/^curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/v1\/responses'/);
+    expect(command).toMatch(/^printf '%s' '\{.*\}' \|$/m);
+    expect(command).toMatch(/^ {2}curl -sS (-N )?-X POST http:\/\/127\.0\.0\.1:\d+\/v1\/responses \\$/m);
     expect(command).toContain('-H "authorization: Bearer $MODEL_GATEWAY_KEY"');
     expect(command).toContain("-H 'originator: codex_exec'");
     expect(command).not.toContain(GATEWAY_KEY);

@@ -79,7 +79,7 @@ describe('model-gateway serve (in-process)', () => {
     expect(banner).toContain(join(h.io.cwd, 'gateway.config.json'));
     expect(banner).toMatch(/groups\s+dev \(1 key: [0-9a-f]{8}; models \*\)/);
     expect(banner).toContain('ci (1 key: ci-bot; models gpt-test, local-*)');
-    expect(banner).toContain(`ANTHROPIC_BASE_URL=${url} ANTHROPIC_AUTH_TOKEN=<your-key>`);
+    expect(banner).toContain(`ANTHROPIC_BASE_URL=${url} ANTHROPIC_AUTH_TOKEN='<your-key>'`);
     expect(banner).toContain(`base_url = "${url}/v1"`);
     expect(banner).toContain(`OPENAI_BASE_URL=${url}/v1`);
     expect(banner).toContain('key …1234');
