@@ -16,6 +16,8 @@ import { CallAbort, type AbortState } from './abort.js';
 import { Pool, errors } from './undici-lean.js';
 import { StreamAnswerHandler } from './streamed-answer.js';
 import { WholeAnswerHandler } from './whole-answer.js';
+import { AnswerTooLarge, UnreadableEncoding } from './decode-answer.js';
+import { DEFAULT_SERVER_LIMITS } from '../config/schema.js';
 
 export interface HttpProviderDeps {
   /** Replaces the provider's own Agent (tests inject failures this way). */
@@ -37,7 +39,11 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
   // replaces a header of the same name (in any case) from before it. A list skips a second
   // object's spread and undici's Object.keys per request.
   const fixed = new Map<string, string>();
-  for (const [name, value] of Object.entries({ ...config.headers, ...credentialHeaders(config) })) fixed.set(name.toLowerCase(), value);
+  // Uncompressed answers are asked for: the gateway reads them (usage, translation, its own error events),
+  // and decoding costs CPU. An upstream that compresses anyway is decoded (decode-answer.ts).
+  for (const [name, value] of Object.entries({ 'accept-encoding': 'identity', ...config.headers, ...credentialHeaders(config) })) {
+    fixed.set(name.toLowerCase(), value);
+  }
   const fixedList = [...fixed].flat();
   // The path of each endpoint, worked out once (the base URL may carry a path prefix such as /v1).
   const paths = new Map<string, string>();
@@ -62,8 +68,10 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
       for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
       const options = { origin: base.origin, path: pathFor(req.protocol, req.operation), method: 'POST' as const, headers, body: req.body };
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
-      const Handler = req.stream === false ? WholeAnswerHandler : StreamAnswerHandler;
-      return dispatchCall(dispatcher, options, callAbort(req), config, Handler);
+      const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
+      return dispatchCall(dispatcher, options, callAbort(req), config, (signal, settle) =>
+        req.stream === false ? new WholeAnswerHandler(signal, settle, limit) : new StreamAnswerHandler(signal, settle),
+      );
     },
     async close() {
       await ownPool?.close();
@@ -77,14 +85,14 @@ function dispatchCall(
   options: Dispatcher.DispatchOptions,
   signal: CallAbort,
   config: ProviderConfig,
-  Handler: typeof WholeAnswerHandler | typeof StreamAnswerHandler,
+  handler: (signal: CallAbort, settle: (err: Error | undefined, answer: UpstreamResponse | undefined) => void) => Dispatcher.DispatchHandler,
 ): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(transportError(signal.reason, config, signal));
       return;
     }
-    dispatcher.dispatch(options, new Handler(signal, (err, answer) => (err ? reject(transportError(err, config, signal)) : resolve(answer!))));
+    dispatcher.dispatch(options, handler(signal, (err, answer) => (err ? reject(transportError(err, config, signal)) : resolve(answer!))));
   });
 }
 
@@ -102,6 +110,23 @@ function callAbort(req: UpstreamRequest): CallAbort {
 export function transportError(err: unknown, config: ProviderConfig, signal?: AbortState): unknown {
   // The gateway's own cap on the call's total time aborts with the error to show; a client abort with nothing.
   if (signal?.aborted) return signal.reason instanceof GatewayError ? signal.reason : err;
+  if (err instanceof GatewayError) return err;
+  if (err instanceof AnswerTooLarge) {
+    return new GatewayError(
+      'upstream_error',
+      `Provider '${config.id}' sent an answer larger than the gateway's limit of ${err.limit} bytes (server.maxResponseBytes).`,
+      { cause: err },
+    );
+  }
+  if (err instanceof UnreadableEncoding) {
+    return new GatewayError(
+      'upstream_error',
+      err.known
+        ? `Provider '${config.id}' sent a ${err.encoding}-compressed answer that does not decode.`
+        : `Provider '${config.id}' answered with content-encoding '${err.encoding}', which the gateway cannot decode.`,
+      { cause: err },
+    );
+  }
   const origin = safeOrigin(config.baseUrl);
   if (err instanceof errors.HeadersTimeoutError) {
     return new GatewayError(

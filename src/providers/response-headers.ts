@@ -1,9 +1,11 @@
-/** Which upstream response headers reach the client: content type, request ids, retry and rate-limit hints. */
+/**
+ * Which upstream response headers reach the client: content type, request ids, retry and rate-limit hints.
+ * Not `content-encoding`: the transport decodes what an upstream compressed (decode-answer.ts), and the
+ * gateway sends the client what it read, so the client gets the answer uncompressed.
+ */
 
 const EXACT = new Set([
   'content-type',
-  // Bodies pass through as bytes, so an encoding the upstream chose must be declared to the client too.
-  'content-encoding',
   'retry-after',
   'retry-after-ms',
   'x-should-retry',

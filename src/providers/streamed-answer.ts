@@ -13,6 +13,7 @@
 import type { Dispatcher } from 'undici';
 import { AbortableCall, type CallAbort } from './abort.js';
 import type { UpstreamBody, UpstreamResponse } from './types.js';
+import { AnswerDecoder, UnreadableEncoding, decodedHeaders, decodingFor } from './decode-answer.js';
 import { headersOf } from './whole-answer.js';
 
 /**
@@ -247,6 +248,7 @@ type Settle = (err: Error | undefined, answer: UpstreamResponse | undefined) => 
 export class StreamAnswerHandler extends AbortableCall implements Dispatcher.DispatchHandler {
   private body: StreamedBody | undefined;
   private done = false;
+  private decoder: AnswerDecoder | undefined;
 
   constructor(
     signal: CallAbort,
@@ -259,20 +261,67 @@ export class StreamAnswerHandler extends AbortableCall implements Dispatcher.Dis
     // 1xx (100 Continue, 103 Early Hints) come before the answer: not it.
     if (statusCode < 200 || this.body) return true;
     const abort = this.abortCall ?? noop;
+    let headers = headersOf(rawHeaders);
+    const encoding = headers['content-encoding'];
+    const decoding = encoding === undefined ? undefined : decodingFor(encoding);
+    if (decoding instanceof UnreadableEncoding) {
+      // An error answer in an unknown encoding still has its status; its body is only text for the log.
+      if (statusCode < 300) {
+        this.done = true;
+        this.release();
+        this.settle(decoding, undefined);
+        abort(decoding);
+        return false;
+      }
+    } else if (decoding) {
+      headers = decodedHeaders(headers);
+      const body = new StreamedBody(
+        () => decoder.resume(),
+        (reason) => {
+          decoder.destroy();
+          abort(reason);
+        },
+      );
+      const decoder = new AnswerDecoder(
+        decoding,
+        {
+          data: (chunk) => body.push(chunk),
+          end: () => body.finish('end'),
+          error: (err) => {
+            body.finish(err);
+            abort(err);
+          },
+        },
+        resume,
+      );
+      this.decoder = decoder;
+      this.body = body;
+      this.settle(undefined, { status: statusCode, headers, body });
+      return true;
+    }
     this.body = new StreamedBody(resume, abort);
-    this.settle(undefined, { status: statusCode, headers: headersOf(rawHeaders), body: this.body });
+    this.settle(undefined, { status: statusCode, headers, body: this.body });
     return true;
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.decoder) return this.decoder.write(chunk);
     return this.body ? this.body.push(chunk) : true;
   }
 
   onComplete(): void {
+    if (this.decoder && !this.done) {
+      // The body ends once the decoder has handed over the last of it.
+      this.done = true;
+      this.release();
+      this.decoder.end();
+      return;
+    }
     this.end('end');
   }
 
   onError(err: Error): void {
+    this.decoder?.destroy();
     this.end(err);
   }
 

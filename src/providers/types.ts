@@ -23,6 +23,11 @@ export interface UpstreamRequest {
    * before it resolves, and give its body as a Buffer.
    */
   readonly stream?: boolean;
+  /**
+   * Most bytes of an answer the transport reads whole (`server.maxResponseBytes`; decoded bytes, for a
+   * compressed one); past it the call fails. Default: the setting's default.
+   */
+  readonly maxResponseBytes?: number;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**

@@ -12,6 +12,7 @@
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { AbortableCall, type CallAbort } from './abort.js';
+import { AnswerDecoder, AnswerTooLarge, UnreadableEncoding, decodedHeaders, decodingFor } from './decode-answer.js';
 import type { UpstreamResponse } from './types.js';
 
 /** How much of an error answer (non-2xx) is kept: enough for any provider's error JSON. The rest is read and dropped. */
@@ -41,33 +42,64 @@ type Settle = (err: Error | undefined, answer: WholeAnswer | undefined) => void;
 
 /**
  * undici's handler interface (onConnect, onHeaders, onData, onComplete, onError), as its own
- * `request` implements it. `settle` is called exactly once.
+ * `request` implements it. `settle` is called exactly once. A 2xx answer past `limit` bytes
+ * (decoded bytes, for a compressed one) fails the call at once, and the rest is not read.
  */
 export class WholeAnswerHandler extends AbortableCall implements Dispatcher.DispatchHandler {
   private status = 0;
-  private rawHeaders: Buffer[] | undefined;
+  private headers: Record<string, string | string[] | undefined> | undefined;
   private readonly chunks: Buffer[] = [];
   private kept = 0;
   private done = false;
+  private decoder: AnswerDecoder | undefined;
 
   constructor(
     signal: CallAbort,
     private readonly settle: Settle,
+    private readonly limit: number,
   ) {
     super(signal);
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
     // 1xx (100 Continue, 103 Early Hints) come before the answer: not it.
     if (statusCode < 200) return true;
     this.status = statusCode;
-    this.rawHeaders = rawHeaders;
-    return true;
+    const headers = headersOf(rawHeaders);
+    this.headers = headers;
+    const encoding = headers['content-encoding'];
+    if (encoding === undefined) return true;
+    const decoding = decodingFor(encoding);
+    // An error answer in an unknown encoding still has its status; its body is only text for the log.
+    if (decoding instanceof UnreadableEncoding) {
+      if (statusCode < 300) this.fail(decoding);
+    } else if (decoding) {
+      this.headers = decodedHeaders(headers);
+      this.decoder = new AnswerDecoder(
+        decoding,
+        { data: (chunk) => this.take(chunk), end: () => this.complete(), error: (err) => this.fail(err) },
+        resume,
+      );
+    }
+    return !this.done;
   }
 
   onData(chunk: Buffer): boolean {
-    // An error answer is kept up to its limit; the rest is read, so the connection can be reused.
-    if (this.status < 300 || this.kept < ERROR_BODY_LIMIT) {
+    if (this.decoder) return this.decoder.write(chunk);
+    return this.take(chunk);
+  }
+
+  private take(chunk: Buffer): boolean {
+    if (this.done) return false;
+    if (this.status < 300) {
+      if (this.kept + chunk.length > this.limit) {
+        this.fail(new AnswerTooLarge(this.limit));
+        return false;
+      }
+      this.chunks.push(chunk);
+      this.kept += chunk.length;
+    } else if (this.kept < ERROR_BODY_LIMIT) {
+      // An error answer is kept up to its limit; the rest is read, so the connection can be reused.
       this.chunks.push(chunk);
       this.kept += chunk.length;
     }
@@ -75,19 +107,36 @@ export class WholeAnswerHandler extends AbortableCall implements Dispatcher.Disp
   }
 
   onComplete(): void {
+    if (this.decoder) this.decoder.end();
+    else this.complete();
+  }
+
+  private complete(): void {
     if (this.done) return;
     this.done = true;
     this.release();
     const { chunks } = this;
     const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-    this.settle(undefined, new WholeAnswer(this.status, headersOf(this.rawHeaders ?? []), body));
+    this.settle(undefined, new WholeAnswer(this.status, this.headers ?? {}, body));
   }
 
   onError(err: Error): void {
     if (this.done) return;
     this.done = true;
     this.release();
+    this.decoder?.destroy();
     this.settle(err, undefined);
+  }
+
+  /** Fails the call from here: settles with `err`, then stops the upstream (whose onError then finds it done). */
+  private fail(err: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.release();
+    this.decoder?.destroy();
+    this.chunks.length = 0;
+    this.settle(err, undefined);
+    this.abortCall?.(err);
   }
 }
 

@@ -23,6 +23,8 @@ import { resolveModel, type Target } from '../routing/resolve-model.js';
 import type { TranslateContext } from '../translate/ir.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
 import { renameModel } from '../translate/rename-model.js';
+import { addNumberField } from '../translate/add-field.js';
+import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
 import type { GatewayState } from './handle.js';
 import { captureUpstream, relay, type RelayContext, type Translation } from './relay.js';
 import type { BodyTree } from './body-tree.js';
@@ -145,9 +147,16 @@ interface Prepared {
 
 function prepare(f: Forwarding, route: Route): Prepared {
   const { plan, target } = route;
-  if (!plan.translator) return { body: renameModel(f.raw, f.body.get(), target.upstreamModel, f.modelAt), json: undefined, translation: undefined };
+  // A request of a capped group that names no output limit goes with the cap (see group-caps.ts).
+  const cap = outputCapToAdd(f.group, f.protocol, f.operation, f.body.get);
+  if (!plan.translator) {
+    const renamed = renameModel(f.raw, f.body.get(), target.upstreamModel, f.modelAt);
+    if (cap === undefined) return { body: renamed, json: undefined, translation: undefined };
+    const field = outputCapField(f.protocol, target.provider.type);
+    return { body: addNumberField(renamed, f.body.get(), field, cap, target.upstreamModel), json: undefined, translation: undefined };
+  }
   const ctx = translateContext(f.protocol, plan.upstreamProtocol, f.info.model, target, route.dropReasoning);
-  const callerBody = f.body.get();
+  const callerBody = cap === undefined ? f.body.get() : { ...f.body.get(), [outputCapField(f.protocol, 'translated')]: cap };
   const json = plan.translator.request(callerBody, ctx);
   const headers: Record<string, string> = { 'x-model-gateway-translated': `${f.protocol}->${plan.upstreamProtocol}` };
   if (ctx.warnings.length > 0) {
@@ -274,7 +283,17 @@ function send(f: Forwarding, route: Route, prepared: Prepared): Promise<Upstream
     exchange.attempts.push(attempt);
   }
   return route.provider.send(
-    new Outgoing(route.plan.upstreamProtocol, f.operation, headers, prepared.body, prepared.json, f.body, f.controller, f.info.stream),
+    new Outgoing(
+      route.plan.upstreamProtocol,
+      f.operation,
+      headers,
+      prepared.body,
+      prepared.json,
+      f.body,
+      f.controller,
+      f.info.stream,
+      f.state.config.server.maxResponseBytes,
+    ),
   );
 }
 
@@ -294,6 +313,7 @@ class Outgoing implements UpstreamRequest {
     private readonly caller: BodyTree,
     readonly abort: CallAbort,
     readonly stream: boolean,
+    readonly maxResponseBytes: number,
   ) {}
 
   get json(): Record<string, unknown> {
@@ -307,7 +327,15 @@ class Outgoing implements UpstreamRequest {
 
 /** Every field always present, so the relay reads one shape of context. */
 function relayContext(f: Forwarding, provider: Provider, translation: Translation | undefined): RelayContext {
-  return { res: f.res, protocol: f.protocol, record: f.record, signal: f.controller, provider, translation };
+  return {
+    res: f.res,
+    protocol: f.protocol,
+    record: f.record,
+    signal: f.controller,
+    provider,
+    translation,
+    maxResponseBytes: f.state.config.server.maxResponseBytes,
+  };
 }
 
 /** A non-2xx answer: its body read (bounded) so the connection can be reused, and turned into the error it means. */

@@ -9,15 +9,16 @@ import { decodeUtf8 } from '../protocols/decode-utf8.js';
 import { passBackHeaders } from '../providers/response-headers.js';
 import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
+import { wholeEvents } from '../sse/whole-events.js';
 import { capture, lastAttempt } from '../log/exchange.js';
-import { captureUpstream, streamFailure, type RelayContext, type Translation } from './relay.js';
+import { captureUpstream, eventTooLarge, streamFailure, type RelayContext, type Translation } from './relay.js';
 import { STREAM_HEADERS, captureResponse, writeOrPause } from './respond.js';
 import { readAll } from './upstream-body.js';
 
 
 /** Headers for a translated answer: the upstream's ids and rate-limit hints, with our own content type. */
 function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentType: string): Record<string, string> {
-  const { 'content-type': _type, 'content-encoding': _encoding, ...passed } = passBackHeaders(upstream.headers);
+  const { 'content-type': _type, ...passed } = passBackHeaders(upstream.headers);
   return { ...passed, ...t.headers, 'content-type': contentType };
 }
 
@@ -27,7 +28,7 @@ export async function relayTranslated(upstream: UpstreamResponse, ctx: RelayCont
   const upstreamIsStream = typeof upstreamType === 'string' && upstreamType.includes('text/event-stream');
   if (t.stream && upstreamIsStream) return pipeTranslatedStream(upstream, ctx, t);
 
-  const body = await readAll(upstream, ctx.provider.config, ctx.signal);
+  const body = await readAll(upstream, ctx.provider.config, ctx.signal, ctx.maxResponseBytes);
   const attempt = lastAttempt(record.exchange);
   if (attempt) captureUpstream(ctx, attempt, body);
   const json = parseJson(decodeUtf8(body));
@@ -65,6 +66,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
   const { res, record } = ctx;
   const body = upstream.body;
   const decoder = createSseDecoder();
+  const events = wholeEvents(ctx.maxResponseBytes);
   const stream = t.translator.stream(t.ctx, t.callerBody);
   const attempt = lastAttempt(record.exchange);
   const exchange = record.exchange;
@@ -104,9 +106,19 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
 
     body.on('data', (chunk: Buffer) => {
       if (attempt) captureUpstream(ctx, attempt, chunk);
+      // Whole events only reach the decoder, so what it holds is bounded as the passthrough's is (relay.ts).
+      const whole = events.push(chunk);
+      if (whole === undefined) {
+        const err = eventTooLarge(ctx);
+        record.error = err.message;
+        if (attempt) attempt.error ??= err.message;
+        body.destroy();
+        return finish(stream.fail(err.message));
+      }
+      if (whole.length === 0) return;
       let out = '';
       try {
-        for (const event of decoder.push(chunk)) out += stream.push(event);
+        for (const event of decoder.push(whole)) out += stream.push(event);
       } catch (err) {
         // A translator bug or an upstream event it cannot read must still end the caller's stream properly.
         record.error = `translation failed: ${err instanceof Error ? err.message : String(err)}`;
@@ -123,6 +135,7 @@ function pipeTranslatedStream(upstream: UpstreamResponse, ctx: RelayContext, t: 
     body.once('end', () => {
       let out = '';
       try {
+        for (const event of decoder.push(events.rest())) out += stream.push(event);
         for (const event of decoder.end()) out += stream.push(event);
       } catch (err) {
         record.error = `translation failed: ${err instanceof Error ? err.message : String(err)}`;

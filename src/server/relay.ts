@@ -3,7 +3,8 @@
  * they arrive (streams with back-pressure, no re-encoding), while a watcher
  * reads usage for the log. An upstream that dies mid-stream, or ends without
  * its protocol's proper end, gets the protocol's own error frame appended:
- * never a silent truncation.
+ * never a silent truncation. A stream goes out in whole events only (see
+ * sse/whole-events.ts), so that frame never lands in the middle of one.
  */
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
@@ -18,6 +19,7 @@ import { passBackHeaders } from '../providers/response-headers.js';
 import type { Provider, UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder, type SseDecoder } from '../sse/parse.js';
 import { skippingDecoder } from '../sse/skip.js';
+import { wholeEvents } from '../sse/whole-events.js';
 import { relayTranslated } from './relay-translated.js';
 import { STREAM_HEADERS, captureResponse, writeOrPause } from './respond.js';
 import { capture, lastAttempt, type UpstreamAttempt } from '../log/exchange.js';
@@ -45,6 +47,8 @@ export interface RelayContext {
   /** The call's cancellation (a CallAbort in the gateway): only ever checked here. */
   readonly signal: AbortState;
   readonly translation: Translation | undefined;
+  /** `server.maxResponseBytes`: the most of one answer (or of one stream event) held. */
+  readonly maxResponseBytes: number;
 }
 
 /**
@@ -79,7 +83,7 @@ function relayWhole(
     sendWhole(upstream, upstream.whole, headers, contentType, ctx, attempt);
     return DONE;
   }
-  return readAll(upstream, ctx.provider.config, ctx.signal).then((body) => sendWhole(upstream, body, headers, contentType, ctx, attempt));
+  return readAll(upstream, ctx.provider.config, ctx.signal, ctx.maxResponseBytes).then((body) => sendWhole(upstream, body, headers, contentType, ctx, attempt));
 }
 
 const DONE = Promise.resolve();
@@ -129,6 +133,14 @@ export function streamFailure(cause: Error, ctx: RelayContext): GatewayError | u
   return new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);
 }
 
+/** A stream event past `server.maxResponseBytes`: the stream stops there. */
+export function eventTooLarge(ctx: RelayContext): GatewayError {
+  return new GatewayError(
+    'upstream_error',
+    `Provider '${ctx.provider.id}' sent a stream event larger than the gateway's limit of ${ctx.maxResponseBytes} bytes (server.maxResponseBytes).`,
+  );
+}
+
 /** What follows a passthrough stream for the log: its protocol's watcher, and a decoder that skips what it ignores. */
 interface Follower {
   readonly watch: StreamWatch;
@@ -159,6 +171,7 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string |
   // a write of their own cost a serial stream about 60 us before its first byte on these VMs.
   if (body.readableLength === 0) res.flushHeaders();
 
+  const events = wholeEvents(ctx.maxResponseBytes);
   return new Promise((resolve) => {
     let settled = false;
     const finish = (tail?: string) => {
@@ -174,30 +187,45 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string |
       if (!res.destroyed) res.end(tail);
       resolve();
     };
+    // What was sent ends with a whole event; the one held unfinished is dropped, and the error follows.
+    const fail = (err: GatewayError) => {
+      record.error = err.message;
+      if (attempt) attempt.error ??= err.message;
+      finish(follow().watch.errorFrames(err));
+    };
 
     body.on('data', (chunk: Buffer) => {
       if (record.ttfbMs === undefined) record.ttfbMs = performance.now() - record.start;
-      // Out first, read for usage after: the client does not wait for the gateway's bookkeeping.
-      writeOrPause(res, chunk, body);
-      const { decoder, watch } = follow();
-      for (const event of decoder.push(chunk)) watch.onEvent(event);
+      const whole = events.push(chunk);
+      if (whole === undefined) {
+        if (attempt) captureUpstream(ctx, attempt, chunk);
+        body.destroy();
+        return fail(eventTooLarge(ctx));
+      }
+      if (whole.length > 0) {
+        // Out first, read for usage after: the client does not wait for the gateway's bookkeeping.
+        writeOrPause(res, whole, body);
+        const { decoder, watch } = follow();
+        for (const event of decoder.push(whole)) watch.onEvent(event);
+      }
       if (attempt) captureUpstream(ctx, attempt, chunk);
     });
     body.once('end', () => {
       const { decoder, watch } = follow();
+      // An event left without its blank line: the upstream's last, or one it broke off in.
+      const rest = events.rest();
+      if (rest.length > 0) for (const event of decoder.push(rest)) watch.onEvent(event);
       for (const event of decoder.end()) watch.onEvent(event);
-      if (watch.finished) return finish();
-      const err = new GatewayError('upstream_error', `Provider '${ctx.provider.id}' ended the stream before it was complete.`);
-      record.error = err.message;
-      if (attempt) attempt.error ??= err.message;
-      finish(watch.errorFrames(err));
+      if (watch.finished) {
+        if (rest.length > 0 && !res.destroyed) res.write(rest);
+        return finish();
+      }
+      fail(new GatewayError('upstream_error', `Provider '${ctx.provider.id}' ended the stream before it was complete.`));
     });
     body.once('error', (cause: Error) => {
       const err = streamFailure(cause, ctx);
       if (!err) return finish();
-      record.error = err.message;
-      if (attempt) attempt.error ??= err.message;
-      finish(follow().watch.errorFrames(err));
+      fail(err);
     });
     res.on('close', () => {
       if (!settled) {

@@ -1,0 +1,142 @@
+/**
+ * Upstream answers past `server.maxResponseBytes`: a huge JSON answer, a stream line that never
+ * ends, a stream event whose data lines never end. The call fails with the caller's error (502
+ * before anything was sent, the protocol's error event mid-stream), the gateway stops reading the
+ * upstream, its memory does not grow with what the upstream sends, and it keeps serving.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chatFrames, messageFrames } from '../helpers/canned.js';
+import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { GATEWAY_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
+import { drained, upstreamProtocol } from '../robustness/upstream-scripts.js';
+
+const LIMIT = 64 * 1024;
+const MiB = 1024 * 1024;
+
+let upstream: FakeUpstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startFakeUpstream();
+  const base = testConfig(upstream.url);
+  const once = Object.fromEntries(Object.entries(base.providers).map(([id, p]) => [id, { ...p, retries: 0 }]));
+  gw = await startGateway({ ...base, providers: once, server: { maxResponseBytes: LIMIT } });
+});
+afterAll(async () => {
+  await gw.close();
+  await upstream.close();
+});
+
+/** How much a flood wrote before the gateway hung up. */
+interface Flood {
+  written: number;
+}
+
+/** Writes `head`, then `unit` over and over (with back-pressure) up to `total` bytes or until the gateway hangs up. */
+function flood(contentType: string, head: (res: ServerResponse, protocol: string) => string, unit: string, total: number, report: Flood): Behaviour {
+  return async (req, res) => {
+    res.writeHead(200, { 'content-type': contentType });
+    res.write(head(res, upstreamProtocol(req)));
+    const block = Buffer.from(unit.repeat(Math.ceil((64 * 1024) / unit.length)));
+    report.written = 0;
+    while (report.written < total && !res.destroyed) {
+      report.written += block.length;
+      if (!res.write(block) && !(await drained(res))) break;
+    }
+    res.end();
+  };
+}
+
+const jsonHead = () => '{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"';
+/** The stream's first event, so the client has its headers and a first event before the flood. */
+const sseHead = (_res: ServerResponse, protocol: string) => (protocol === 'messages' ? messageFrames('m')[0]! : chatFrames('m', false)[0]!);
+
+const FLOODS = {
+  'one huge JSON answer': (total: number, r: Flood) => flood('application/json', jsonHead, 'x', total, r),
+  'one SSE line without a line end': (total: number, r: Flood) => flood('text/event-stream', (res, p) => sseHead(res, p) + 'data: {"x":"', 'x', total, r),
+  'one SSE event of data lines without a blank line': (total: number, r: Flood) => flood('text/event-stream', sseHead, 'data: {"x":1}\n', total, r),
+} as const;
+
+type Caller = 'chat' | 'messages' | 'responses';
+const ROUTES: { caller: Caller; model: string; way: string }[] = [
+  { caller: 'chat', model: 'gpt-test', way: 'passthrough' },
+  { caller: 'chat', model: 'claude-test', way: 'translated' },
+  { caller: 'messages', model: 'claude-test', way: 'passthrough' },
+  { caller: 'messages', model: 'gpt-test', way: 'translated' },
+  { caller: 'responses', model: 'gpt-test', way: 'passthrough' },
+];
+
+async function send(caller: Caller, model: string, stream: boolean): Promise<{ status: number; type: string; text: string }> {
+  const [path, headers, body] =
+    caller === 'messages'
+      ? ['/v1/messages', { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' }, { model, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream }]
+      : caller === 'chat'
+        ? ['/v1/chat/completions', { authorization: `Bearer ${GATEWAY_KEY}` }, { model, messages: [{ role: 'user', content: 'hi' }], stream }]
+        : ['/v1/responses', { authorization: `Bearer ${GATEWAY_KEY}` }, { model, input: 'hi', stream }];
+  const res = await fetch(gw.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+const TOO_LARGE = /larger than the gateway's limit of 65536 bytes \(server\.maxResponseBytes\)/;
+
+/** The caller's 502 error body. */
+function expectErrorBody(caller: Caller, res: { status: number; text: string }): void {
+  expect(res.status).toBe(502);
+  const json = JSON.parse(res.text) as { type?: string; error: { type: string; message: string } };
+  if (caller === 'messages') expect(json).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringMatching(TOO_LARGE) } });
+  else expect(json).toMatchObject({ error: { type: 'server_error', message: expect.stringMatching(TOO_LARGE) } });
+}
+
+/** A 200 stream that ends with the caller's error event, after whole events only. */
+function expectErrorEvent(caller: Caller, res: { status: number; text: string }): void {
+  expect(res.status).toBe(200);
+  expect(res.text.length).toBeLessThan(LIMIT);
+  const blocks = res.text.trimEnd().split('\n\n');
+  const error = blocks.findIndex((b) => TOO_LARGE.test(b));
+  expect(error).toBeGreaterThanOrEqual(0);
+  if (caller === 'chat') expect(blocks[error]).toMatch(/^data: \{"error":/);
+  else expect(blocks[error]).toMatch(/^event: error\ndata: /);
+  for (const block of blocks) for (const line of block.split('\n')) if (line.startsWith('data: {')) expect(() => JSON.parse(line.slice(6))).not.toThrow();
+}
+
+async function expectStillServing(): Promise<void> {
+  const ok = await send('chat', 'gpt-test', false);
+  expect(ok.status).toBe(200);
+}
+
+describe('answers past server.maxResponseBytes', () => {
+  for (const { caller, model, way } of ROUTES) {
+    for (const [name, make] of Object.entries(FLOODS)) {
+      const sse = name.startsWith('one SSE');
+      for (const stream of sse ? [true] : [false, true]) {
+        it(`${caller} ${way}, ${stream ? 'stream' : 'no stream'}: ${name}`, async () => {
+          const report: Flood = { written: 0 };
+          upstream.once(make(8 * MiB, report));
+          const res = await send(caller, model, stream);
+          // A stream answered with JSON fails before its first byte, as a whole answer does.
+          if (sse) expectErrorEvent(caller, res);
+          else expectErrorBody(caller, res);
+          expect(await upstream.last().aborted).toBe(true);
+          expect(report.written).toBeLessThan(8 * MiB);
+          await expectStillServing();
+        });
+      }
+    }
+  }
+
+  it('memory does not grow with what the upstream sends', { timeout: 60_000 }, async () => {
+    const total = 200 * MiB;
+    global.gc?.();
+    const before = process.memoryUsage().rss;
+    for (const [name, make] of Object.entries(FLOODS)) {
+      const report: Flood = { written: 0 };
+      upstream.once(make(total, report));
+      const res = await send('chat', 'gpt-test', name.startsWith('one SSE'));
+      expect(res.text).toMatch(TOO_LARGE);
+      expect(report.written, name).toBeLessThan(total);
+    }
+    expect(process.memoryUsage().rss - before).toBeLessThan(50 * MiB);
+    await expectStillServing();
+  });
+});
