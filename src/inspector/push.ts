@@ -8,22 +8,48 @@ import type { PushEvent } from './shared/types.js';
 /** A comment line now and then keeps proxies and idle timers from closing a quiet stream. */
 const HEARTBEAT_MS = 20_000;
 
+/** What a page may leave unread (`--inspector-stream-buffer`): about a thousand rows. */
+export const DEFAULT_STREAM_BUFFER_BYTES = 1024 * 1024;
+
+export interface PushOptions {
+  /**
+   * Bytes of events a page may leave unread before its stream is cut. A page that stops reading would
+   * otherwise hold a growing buffer for as long as traffic flows; cut, its EventSource reconnects and
+   * fetches the list again.
+   */
+  readonly maxBufferedBytes?: number;
+  /** How often the heartbeat goes out, and each stream's `allowed` is asked again. */
+  readonly heartbeatMs?: number;
+}
+
 export interface PushHub {
   readonly watching: boolean;
   /** performance.now() when the last page went away (-Infinity: none has yet). */
   readonly lastLeftAt: number;
-  /** Takes over the response as an event stream until the page goes away. */
-  attach(res: ServerResponse, headers: Record<string, string>): void;
+  /**
+   * Takes over the response as an event stream until the page goes away, or until `allowed`
+   * (asked at each heartbeat) says its viewer may no longer watch.
+   */
+  attach(res: ServerResponse, headers: Record<string, string>, allowed?: () => boolean): void;
   send(event: PushEvent): void;
   close(): void;
 }
 
-export function createPushHub(): PushHub {
-  const clients = new Set<ServerResponse>();
+export function createPushHub(options: PushOptions = {}): PushHub {
+  const maxBuffered = options.maxBufferedBytes ?? DEFAULT_STREAM_BUFFER_BYTES;
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const clients = new Map<ServerResponse, () => boolean>();
   let heartbeat: NodeJS.Timeout | undefined;
   let lastLeftAt = -Infinity;
 
-  const write = (res: ServerResponse, event: PushEvent) => res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  // writableLength counts what waits in the response and in its socket: what the page has not taken.
+  // Past the bound the stream is destroyed, not ended: an end would queue behind the unread bytes.
+  // Looked at before writing, so one event larger than the bound does not cut a page that reads.
+  const put = (res: ServerResponse, text: string) => {
+    if (res.writableLength > maxBuffered) res.destroy();
+    else res.write(text);
+  };
+  const write = (res: ServerResponse, event: PushEvent) => put(res, `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
 
   return {
     get watching() {
@@ -32,9 +58,9 @@ export function createPushHub(): PushHub {
     get lastLeftAt() {
       return lastLeftAt;
     },
-    attach(res, headers) {
+    attach(res, headers, allowed = () => true) {
       res.writeHead(200, { ...headers, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
-      clients.add(res);
+      clients.set(res, allowed);
       write(res, { type: 'hello' });
       res.once('close', () => {
         clients.delete(res);
@@ -45,14 +71,17 @@ export function createPushHub(): PushHub {
         }
       });
       heartbeat ??= setInterval(() => {
-        for (const c of clients) c.write(': ping\n\n');
-      }, HEARTBEAT_MS).unref();
+        for (const [c, ok] of clients) {
+          if (ok()) put(c, ': ping\n\n');
+          else c.end();
+        }
+      }, heartbeatMs).unref();
     },
     send(event) {
-      for (const c of clients) write(c, event);
+      for (const c of clients.keys()) write(c, event);
     },
     close() {
-      for (const c of clients) c.end();
+      for (const c of clients.keys()) c.end();
       clients.clear();
       if (heartbeat) clearInterval(heartbeat);
       heartbeat = undefined;

@@ -16,6 +16,8 @@ import type { CliIo } from '../io.js';
 import type { ServeFlags } from '../main.js';
 import { watchConfig, type ConfigWatcher } from '../watch-config.js';
 
+const HOUR_MS = 60 * 60 * 1000;
+
 /** How long in-flight requests may take to finish after SIGINT/SIGTERM. */
 const SHUTDOWN_GRACE_MS = 5000;
 
@@ -48,6 +50,9 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       : createInspector({
           ...(flags.inspectorKeep !== undefined ? { capacity: flags.inspectorKeep } : {}),
           ...(flags.inspectorMemory !== undefined ? { maxBytes: flags.inspectorMemory * 1024 * 1024 } : {}),
+          ...(flags.inspectorStreamBuffer !== undefined ? { maxBufferedBytes: flags.inspectorStreamBuffer * 1024 } : {}),
+          ...(flags.inspectorSessionIdle !== undefined ? { sessionIdleMs: flags.inspectorSessionIdle * HOUR_MS } : {}),
+          ...(flags.inspectorSessionMax !== undefined ? { sessionMaxMs: flags.inspectorSessionMax * HOUR_MS } : {}),
         });
   const gateway = createGateway({
     config,
