@@ -154,6 +154,7 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('inspect FILE in a browser'), () => {
     const { page, context, errors } = await newPage(browser);
     await page.goto(link);
     await expect.poll(() => page.locator('.conn').textContent()).toBe('recording: requests.jsonl');
+    expect(await page.locator('.memory').textContent()).toMatch(/1 line of the file skipped, not exchanges \(line 4\)$/);
     expect(await page.locator('tr.row').count()).toBe(3);
     expect(await page.locator('button.pause').isVisible()).toBe(false);
     await page.locator('tr.row', { hasText: 'local-chat' }).click();
