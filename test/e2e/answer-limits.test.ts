@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatFrames, messageFrames } from '../helpers/canned.js';
 import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { GATEWAY_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
+import { GATEWAY_KEY, startGateway, testConfig, withoutRetries, type TestGateway } from '../helpers/start-gateway.js';
 import { drained, upstreamProtocol } from '../robustness/upstream-scripts.js';
 
 const LIMIT = 64 * 1024;
@@ -19,9 +19,7 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  const base = testConfig(upstream.url);
-  const once = Object.fromEntries(Object.entries(base.providers).map(([id, p]) => [id, { ...p, retries: 0 }]));
-  gw = await startGateway({ ...base, providers: once, server: { maxResponseBytes: LIMIT } });
+  gw = await startGateway(withoutRetries(testConfig(upstream.url, { server: { maxResponseBytes: LIMIT } })));
 });
 afterAll(async () => {
   await gw.close();

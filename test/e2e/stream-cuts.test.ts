@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { GATEWAY_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
+import { GATEWAY_KEY, startGateway, testConfig, withoutRetries, type TestGateway } from '../helpers/start-gateway.js';
 import { framesFor } from '../robustness/upstream-scripts.js';
 
 let upstream: FakeUpstream;
@@ -17,9 +17,7 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  const base = testConfig(upstream.url);
-  const once = Object.fromEntries(Object.entries(base.providers).map(([id, p]) => [id, { ...p, retries: 0 }]));
-  gw = await startGateway({ ...base, providers: once });
+  gw = await startGateway(withoutRetries(testConfig(upstream.url)));
 });
 afterAll(async () => {
   await gw.close();

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chatFrames, messageFrames, responsesFrames } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call, closedPort } from '../helpers/http.js';
-import { GATEWAY_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
+import { GATEWAY_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, withoutRetries, type TestGateway } from '../helpers/start-gateway.js';
 
 let upstream: FakeUpstream;
 let gw: TestGateway;
@@ -20,12 +20,11 @@ beforeAll(async () => {
   deadPort = await closedPort();
 
   // No retries: these cases check how one failure reaches the client (retries.test.ts covers retrying).
-  const base = testConfig(upstream.url);
-  const once = Object.fromEntries(Object.entries(base.providers).map(([id, p]) => [id, { ...p, retries: 0 }]));
+  const base = withoutRetries(testConfig(upstream.url));
   gw = await startGateway({
     ...base,
     providers: {
-      ...once,
+      ...base.providers,
       slow: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-x', timeouts: { headersMs: 300, idleMs: 300 }, retries: 0 },
       down: { type: 'anthropic', baseUrl: `http://127.0.0.1:${deadPort}`, apiKey: 'sk-x', retries: 0 },
     },

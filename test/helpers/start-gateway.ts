@@ -87,6 +87,11 @@ export const PROVIDER_OPENAI_KEY = 'sk-provider-openai-secret-1234';
 export const PROVIDER_ANTHROPIC_KEY = 'sk-ant-provider-secret-5678';
 
 /** A config with every provider style pointed at one fake upstream. */
+/** The config with every provider's retries off: for tests of how one failure reaches the client. */
+export function withoutRetries(config: WrittenConfig): WrittenConfig {
+  return { ...config, providers: Object.fromEntries(Object.entries(config.providers).map(([id, p]) => [id, { ...p, retries: 0 }])) };
+}
+
 export function testConfig(upstreamUrl: string, extra: Partial<WrittenConfig> = {}): WrittenConfig {
   return {
     providers: {
