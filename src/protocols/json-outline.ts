@@ -1,6 +1,6 @@
 /**
- * How deep a JSON text nests, and where its root object's `model` value sits, found in one
- * pass without parsing. Walkers over parsed bodies (validation, translation, logging) recurse,
+ * How deep a JSON text nests, where its root object's `model` value sits, and how many keys that
+ * object is written with, found in one pass without parsing. Walkers over parsed bodies (validation, translation, logging) recurse,
  * so a body nested a hundred thousand levels deep would overflow their stacks; such bodies are
  * refused or kept as text. Passthrough splices a new model name into the bytes (rename-model.ts):
  * a request body long enough to need the depth check gets the model's place from the same pass,
@@ -20,6 +20,8 @@ export interface JsonOutline {
   readonly tooDeep: boolean;
   /** The root object's last `model` key with a string value, as that value's [start, end): the one JSON.parse keeps. */
   readonly model: [number, number] | undefined;
+  /** How many keys the root object is written with, repeats included (0 when the root is not an object). */
+  readonly keys: number;
 }
 
 /**
@@ -31,12 +33,14 @@ export function outlineJson(json: Buffer, limit: number): JsonOutline {
   let depth = 0;
   let expectKey = false;
   let model: [number, number] | undefined;
+  let keys = 0;
   for (let i = 0; i < json.length; i++) {
     const c = json[i];
     if (c === QUOTE) {
       const end = skipJsonString(json, i);
       if (depth === 1 && expectKey) {
         expectKey = false;
+        keys++;
         if (end - i === MODEL_KEY.length && holdsAt(json, i, MODEL_KEY)) {
           const value = stringValueAfter(json, end);
           if (value) {
@@ -48,7 +52,7 @@ export function outlineJson(json: Buffer, limit: number): JsonOutline {
       }
       i = end - 1;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > limit) return { tooDeep: true, model: undefined };
+      if (++depth > limit) return { tooDeep: true, model: undefined, keys };
       if (depth === 1) expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
@@ -56,7 +60,38 @@ export function outlineJson(json: Buffer, limit: number): JsonOutline {
       expectKey = true;
     }
   }
-  return { tooDeep: false, model };
+  return { tooDeep: false, model, keys };
+}
+
+/**
+ * The first key the root object of valid JSON text is written with twice, compared as decoded
+ * (`"mo\u0064el"` is `model`), or undefined. One pass, nested objects skipped: only the root's keys
+ * decide what the gateway and the upstream each take the request to be.
+ */
+export function repeatedRootKey(json: Buffer): string | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json[i];
+    if (c === QUOTE) {
+      const end = skipJsonString(json, i);
+      if (depth === 1 && expectKey) {
+        expectKey = false;
+        const key = JSON.parse(json.toString('utf8', i, end)) as string;
+        if (seen.has(key)) return key;
+        seen.add(key);
+      }
+      i = end - 1;
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth === 1) expectKey = c === 0x7b;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    } else if (c === 0x2c /* , */ && depth === 1) {
+      expectKey = true;
+    }
+  }
+  return undefined;
 }
 
 /** The span of the string after a key ending at `keyEnd` (past the colon), if the value is a string. */

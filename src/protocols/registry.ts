@@ -6,11 +6,11 @@ import { createMessagesWatch, messagesUsage } from './messages/usage.js';
 import { inspectResponsesRequest } from './responses/validate.js';
 import { createResponsesWatch, responsesUsage } from './responses/usage.js';
 import type { StreamWatch } from './stream-watch.js';
-import type { Protocol, RequestInfo, Usage } from './types.js';
+import type { Protocol, RequestInfo, RequestLimits, Usage } from './types.js';
 
 export interface ProtocolSpec {
-  /** Shallow validation; throws GatewayError naming the offending field. */
-  inspect(body: unknown, operation: 'create' | 'count_tokens'): RequestInfo;
+  /** Shallow validation, and the request's size against `limits`; throws GatewayError naming the offending field. */
+  inspect(body: unknown, operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo;
   /** Usage of a complete (non-streaming) response body. */
   usage(json: unknown): Usage;
   watchStream(): StreamWatch;

@@ -5,6 +5,7 @@
  */
 import { invalidRequest } from '../errors.js';
 import { isObject, type Json } from './json.js';
+import type { RequestLimits } from './types.js';
 
 export { isObject, type Json };
 
@@ -32,12 +33,16 @@ export function readStream(body: Json): boolean {
   return stream;
 }
 
-/** A non-empty array of objects, each with a string `role`. */
-export function requireMessages(body: Json): Json[] {
+/**
+ * A non-empty array of objects, each with a string `role`, and no more of them than `limits` allow
+ * (translators read bodies validated already, and pass none).
+ */
+export function requireMessages(body: Json, limits?: RequestLimits): Json[] {
   const messages = body.messages;
   if (messages === undefined) throw invalidRequest('Missing required parameter: `messages`.', 'messages');
   if (!Array.isArray(messages)) throw invalidRequest('`messages` must be an array.', 'messages');
   if (messages.length === 0) throw invalidRequest('`messages` must contain at least one message.', 'messages');
+  if (limits) checkCap(messages.length, limits, 'maxMessages', 'messages', (n) => `\`messages\` has ${n} entries`);
   for (let i = 0; i < messages.length; i++) {
     const m: unknown = messages[i];
     if (!isObject(m)) throw invalidRequest(`\`messages[${i}]\` must be an object.`, `messages[${i}]`);
@@ -50,17 +55,33 @@ export function requireMessages(body: Json): Json[] {
 
 export const nonEmptyArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0;
 
-/** Does any content part (in `content` arrays, one level of nesting into tool results) have one of these types? */
-export function hasPartOfType(items: readonly unknown[], types: ReadonlySet<string>, nestedKeys: readonly string[]): boolean {
+/** An array's length, 0 for anything else. */
+export const lengthOf = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
+
+/**
+ * Throws a 400 naming the field and the setting when `count` is over the cap. The caps keep every
+ * later step (translation, token estimates, the log) within what one request may fairly cost.
+ */
+export function checkCap(count: number, limits: RequestLimits, setting: keyof RequestLimits, param: string, subject: (n: number) => string): void {
+  const cap = limits[setting];
+  if (count > cap) throw invalidRequest(`${subject(count)}; this gateway accepts at most ${cap} (server.${setting}).`, param);
+}
+
+/**
+ * Counts the content parts under `items`: the arrays at `nestedKeys`, and inside their parts, the
+ * arrays at the same keys (tool results hold content of their own). Each part is visited once; the
+ * depth is bounded by the body's (MAX_JSON_DEPTH).
+ */
+export function countParts(items: readonly unknown[], nestedKeys: readonly string[]): number {
+  let count = 0;
   for (const item of items) {
     if (!isObject(item)) continue;
-    if (typeof item.type === 'string' && types.has(item.type)) return true;
     for (const key of nestedKeys) {
       const nested = item[key];
-      if (Array.isArray(nested) && hasPartOfType(nested, types, nestedKeys)) return true;
+      if (Array.isArray(nested)) count += nested.length + countParts(nested, nestedKeys);
     }
   }
-  return false;
+  return count;
 }
 
 /** Removes keys whose value is undefined (for `exactOptionalPropertyTypes` objects built from optional reads). */

@@ -27,3 +27,10 @@ export interface RequestInfo {
   readonly stream: boolean;
   readonly features: readonly Feature[];
 }
+
+/** How much one request may hold (`server.maxTools` and its siblings), checked during validation. */
+export interface RequestLimits {
+  readonly maxTools: number;
+  readonly maxMessages: number;
+  readonly maxContentBlocks: number;
+}

@@ -92,12 +92,46 @@ describe('parseRequestBody', () => {
     expect(modelAt && raw.subarray(modelAt[0], modelAt[1]).toString()).toBe('"claude-x"');
   });
 
-  it('gives no place for a short body, which is not scanned', () => {
-    expect(parseRequestBody(Buffer.from('{"model":"a"}')).modelAt).toBeUndefined();
+  it('gives where the model value sits in a short body too (its keys are counted all the same)', () => {
+    expect(parseRequestBody(Buffer.from('{"model":"a"}')).modelAt).toEqual([9, 12]);
+    expect(parseRequestBody(Buffer.from('["model","a"]')).modelAt).toBeUndefined();
   });
 
   it('refuses a body nested deeper than the limit', () => {
     const raw = Buffer.from(`{"model":"a","x":${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}}`);
     expect(() => parseRequestBody(raw)).toThrow(/nested more than/);
+  });
+});
+
+describe('parseRequestBody: a top-level key written twice', () => {
+  const pad = `"pad":"${'x'.repeat(2 * MAX_JSON_DEPTH)}"`;
+  it.each([
+    ['model twice', '{"model":"cheap","messages":[],"model":"dear"}', 'model'],
+    ['stream twice', '{"model":"m","stream":false,"stream":true}', 'stream'],
+    ['an escaped model before a plain one', '{"mo\\u0064el":"cheap","model":"dear"}', 'model'],
+    ['a plain model before an escaped one', '{"model":"cheap","\\u006dodel":"dear"}', 'model'],
+    ['tools twice, with spaces about', '{ "tools" : [] ,\n "model":"m", "tools":[{"name":"x"}] }', 'tools'],
+    ['model twice in a long body (the depth-checked path)', `{"model":"a",${pad},"model":"b"}`, 'model'],
+    ['a key holding quotes and braces', '{"a\\"}{":1,"model":"m","a\\"}{":2}', 'a"}{'],
+    ['__proto__ twice', '{"__proto__":{},"model":"m","__proto__":[]}', '__proto__'],
+  ])('%s: refused, naming the key', (_, text, key) => {
+    let error: unknown;
+    try {
+      parseRequestBody(Buffer.from(text));
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(GatewayError);
+    expect((error as GatewayError).message).toContain(JSON.stringify(key));
+    expect((error as GatewayError).param).toBe(key);
+  });
+
+  it.each([
+    ['the same key in nested objects', '{"model":"m","a":{"x":1,"x":2},"tools":[{"name":"t","name":"u"}]}'],
+    ['a key that is another key escaped differently but not equal', '{"model":"m","Model":"n","model ":"o"}'],
+    ['a long body with repeats only below the top', `{"model":"m","t":[{"model":"a","model":"b"}],${pad}}`],
+    ['a key in a string value', '{"model":"m","text":"\\"model\\":\\"x\\""}'],
+  ])('%s: accepted', (_, text) => {
+    expect(() => parseRequestBody(Buffer.from(text))).not.toThrow();
   });
 });

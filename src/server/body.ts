@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { ByteBudget } from './load.js';
 import { decodeUtf8 } from '../protocols/decode-utf8.js';
-import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson } from '../protocols/json-outline.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson, repeatedRootKey } from '../protocols/json-outline.js';
 
 function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the gateway's limit of ${limit} bytes.`, {
@@ -79,7 +79,7 @@ export function readBody(req: IncomingMessage, limit: number, budget?: ByteBudge
 /** A request body parsed, and where its `model` value sits when the depth check found that on the way. */
 export interface ParsedBody {
   readonly json: unknown;
-  /** The root object's `model` string value in the bytes, as [start, end); undefined when not found or not looked for (short bodies). */
+  /** The root object's `model` string value in the bytes, as [start, end); undefined when not found or the root is not an object. */
   readonly modelAt: [number, number] | undefined;
 }
 
@@ -98,7 +98,18 @@ export function parseRequestBody(raw: Buffer): ParsedBody {
   } catch (err) {
     throw invalidRequest(`The request body is not valid JSON: ${(err as Error).message}`);
   }
-  const outline = mayNestDeeperThan(raw.length, MAX_JSON_DEPTH) && typeof json === 'object' && json !== null ? outlineJson(raw, MAX_JSON_DEPTH) : undefined;
-  if (outline?.tooDeep) throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
-  return { json, modelAt: outline?.model };
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { json, modelAt: undefined };
+  // Text this short cannot nest too deep, but its keys are counted all the same.
+  const outline = outlineJson(raw, mayNestDeeperThan(raw.length, MAX_JSON_DEPTH) ? MAX_JSON_DEPTH : Infinity);
+  if (outline.tooDeep) throw invalidRequest(`The request body is nested more than ${MAX_JSON_DEPTH} levels deep.`);
+  // JSON.parse keeps a repeated key's last value, and some upstreams the first: the gateway would
+  // authorise one model (or `stream`, or tool list) and the provider serve another. Parsing keeps one
+  // key per name, so fewer keys than the text holds means a repeat; naming it takes a second pass.
+  if (outline.keys !== Object.keys(json).length) throw repeatedKey(repeatedRootKey(raw));
+  return { json, modelAt: outline.model };
+}
+
+function repeatedKey(key: string | undefined): GatewayError {
+  const shown = key === undefined ? 'a key' : JSON.stringify(key.length > 100 ? `${key.slice(0, 100)}...` : key);
+  return invalidRequest(`The request body has ${shown} more than once at its top level; send each key once.`, key?.slice(0, 100));
 }

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate } from '../auth/authenticate.js';
+import { authenticateThrottled, type AuthThrottle } from '../auth/throttle.js';
+import { checkGroupCaps } from '../auth/group-caps.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
 import type { Logger } from '../log/logger.js';
@@ -27,6 +28,8 @@ import { checkServable, forward, primaryRoute, type Forwarding, type Route } fro
 import { bodyTree } from './body-tree.js';
 import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
+import { checkHostAndOrigin } from './host-guard.js';
+import { printable, printableLines } from '../log/terminal-text.js';
 
 /** What a request is served with. Replaced as a whole on reload, so a request keeps the state it started with. */
 export interface GatewayState {
@@ -62,6 +65,10 @@ export interface HandlerDeps {
   readonly limits: LimitStore;
   /** What the whole gateway carries, shared by every config generation. */
   readonly load: ServerLoad;
+  /** Failed authentications per client address, shared by every config generation. */
+  readonly authFailures: AuthThrottle;
+  /** Where the server listens, once it does: on a loopback address, Host must name this machine. */
+  readonly listening: { loopback: boolean };
 }
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
@@ -91,6 +98,12 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     for (const mount of deps.mounts) {
       if (path.startsWith(mount.prefix) && (path.length === mount.prefix.length || path.charCodeAt(mount.prefix.length) === 0x2f)) {
         res.on('close', closed);
+        // A mount's page (the inspector) is guarded like the API; it reads no request body, so `100 Continue` is never sent.
+        try {
+          checkHostAndOrigin(req, deps.listening.loopback, getState().config.server.allowedHosts);
+        } catch (err) {
+          return refuseMount(res, err as GatewayError);
+        }
         return mount.handle(req, res);
       }
     }
@@ -115,7 +128,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
         deps.logger.request(record);
         for (const o of deps.observers) o.requestEnded(record);
       } catch (err) {
-        deps.logger.info(`could not log ${record.id}: ${err instanceof Error ? err.message : String(err)}`);
+        deps.logger.info(`could not log ${record.id}: ${printable(err instanceof Error ? err.message : String(err))}`);
       }
       closed();
     });
@@ -152,6 +165,8 @@ function serve(
   deps: HandlerDeps,
   upstream: UpstreamCall,
 ): Promise<void> | undefined {
+  // Before routing and authentication: a refused page learns nothing, not even which paths exist.
+  checkHostAndOrigin(req, deps.listening.loopback, state.config.server.allowedHosts);
   const endpoint = route(req.method, record.path);
   switch (endpoint.kind) {
     case 'health':
@@ -167,7 +182,7 @@ function serve(
     case 'models': {
       const anthropic = req.headers['anthropic-version'] !== undefined;
       record.protocol = anthropic ? 'messages' : 'chat';
-      const { group } = identify(state.config, req, record, 'anthropic');
+      const { group } = identify(state.config, req, record, 'anthropic', deps);
       sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt), {}, record);
       return undefined;
     }
@@ -177,8 +192,8 @@ function serve(
   }
 }
 
-function identify(config: Config, req: IncomingMessage, record: RequestRecord, style: 'anthropic' | 'bearer') {
-  const key: GatewayKey = authenticate(config, req.headers, style, req.socket);
+function identify(config: Config, req: IncomingMessage, record: RequestRecord, style: 'anthropic' | 'bearer', deps: HandlerDeps) {
+  const key: GatewayKey = authenticateThrottled(deps.authFailures, config, req, style);
   record.keyGroup = key.group;
   record.keyId = key.id;
   if (key.name) record.keyName = key.name;
@@ -202,7 +217,7 @@ async function proxy(
   const operation = endpoint.kind;
   record.protocol = protocol;
 
-  const { group } = identify(config, req, record, protocol === 'messages' ? 'anthropic' : 'bearer');
+  const { group } = identify(config, req, record, protocol === 'messages' ? 'anthropic' : 'bearer', deps);
   if (protocol === 'messages') {
     const version = req.headers['anthropic-version'];
     if (typeof version !== 'string' || !ANTHROPIC_VERSION.test(version)) {
@@ -222,6 +237,8 @@ async function proxy(
     budget.giveBack();
     leave(r);
   };
+  // Routed, authenticated and admitted: only now may a client waiting on `Expect: 100-continue` send its body.
+  if (expectsContinue(req) && !res.headersSent) res.writeContinue();
   const raw = await readBody(req, config.server.maxBodyBytes, budget);
   const planned = afterBody(req, res, record, state, group, endpoint, raw, call);
   if (planned) await forward(planned, planned.primary);
@@ -248,12 +265,13 @@ function afterBody(
   const { json, modelAt } = parseRequestBody(raw);
   // Parsed and depth-checked just now: the log file may embed these bytes without checking them again.
   if (exchange) exchange.request.parsedJson = true;
-  const info = protocolSpecs[protocol].inspect(json, operation);
+  const info = protocolSpecs[protocol].inspect(json, operation, state.config.server);
   const body = bodyTree(raw, json as Record<string, unknown>);
   record.model = info.model;
   record.stream = info.stream;
 
   const primary = primaryRoute(state, group, protocol, info, operation);
+  if (operation === 'create') checkGroupCaps(group, protocol, body.get());
   // Counting tokens needs no upstream when the provider does not speak Messages: it cannot count.
   if (operation === 'count_tokens' && primary.plan.translator) {
     record.provider = primary.target.provider.id;
@@ -331,13 +349,28 @@ const LIMIT_TEXT = {
   tokensPerMinute: (n: number) => `${n} tokens per minute`,
 } as const satisfies Record<LimitName, (n: number) => string>;
 
+/** What Node takes for an `Expect: 100-continue` request (it then waits for the handler's writeContinue). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+function expectsContinue(req: IncomingMessage): boolean {
+  const expect = req.headers.expect;
+  return expect !== undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && CONTINUE.test(expect);
+}
+
+/** A refused request for a mounted page: a short text answer (the page is no API client). */
+function refuseMount(res: ServerResponse, err: GatewayError): void {
+  const text = `${err.message}\n`;
+  res.writeHead(err.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
 function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {
   if (res.destroyed || res.writableEnded) return;
   const gatewayError =
     err instanceof GatewayError ? err : new GatewayError('internal', 'The gateway failed to handle this request.', { cause: err });
   record.error = gatewayError.message;
   if (!(err instanceof GatewayError)) {
-    logger.info(`internal error in ${record.id}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    // The message may quote the request: printed escaped, its stack's line breaks kept.
+    logger.info(`internal error in ${record.id}: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);
   }
   if (res.headersSent) {
     // Only the relay writes after headers, and it ends its own streams; reaching here means a bug, so just close.

@@ -178,3 +178,31 @@ describe('diffBodies on named elements', () => {
     expect(show(diffBodies(client, upstream).changes)).toEqual(['- input[0]', '~ input[1].output: "ok" → "ok!"', '+ input[0]']);
   });
 });
+
+describe('diffBodies on hostile sizes', () => {
+  const schema = () => ({ type: 'object', properties: { a: { type: 'string' } } });
+  const messagesTools = (n: number) => ({ model: 'm', tools: Array.from({ length: n }, (_, i) => ({ name: `t${i}`, input_schema: schema() })) });
+  const chatTools = (n: number) => ({ model: 'm', tools: Array.from({ length: n }, (_, i) => ({ type: 'function', function: { name: `t${i}`, parameters: schema() } })) });
+
+  it.each([
+    ['2,000 tools with the same schema, translated', messagesTools(2_000), chatTools(2_000)],
+    ['20,000 tools with the same schema, translated', messagesTools(20_000), chatTools(20_000)],
+    ['200,000 top-level keys dropped', Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i])), {}],
+    ['200,000 array elements each changed', { a: Array.from({ length: 200_000 }, (_, i) => i) }, { a: Array.from({ length: 200_000 }, (_, i) => -i - 1) }],
+  ])('%s: finishes in linear or capped time, within its change limit', (_, client, upstream) => {
+    const start = performance.now();
+    const diff = diffBodies(client, upstream);
+    expect(performance.now() - start).toBeLessThan(5000);
+    expect(diff.changes.length).toBeLessThanOrEqual(1000);
+    expect(diff.changes.length + diff.omitted).toBeGreaterThan(1000);
+  });
+
+  it('still finds the moves of a small translated body', () => {
+    const diff = diffBodies(messagesTools(3), chatTools(3));
+    expect(diff.changes.filter((c) => c.kind === 'moved').map((c) => `${formatPath(c.from!)} -> ${formatPath(c.to!)}`)).toEqual([
+      'tools[0].input_schema -> tools[0].function.parameters',
+      'tools[1].input_schema -> tools[1].function.parameters',
+      'tools[2].input_schema -> tools[2].function.parameters',
+    ]);
+  });
+});

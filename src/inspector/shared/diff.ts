@@ -49,6 +49,12 @@ const ALIGN_CELLS = 250_000;
 const INDEX_NODES = 50_000;
 /** Strings shorter than this, numbers and booleans count as moved only between siblings (a rename). */
 const DISTINCT_STRING = 4;
+/**
+ * Comparisons spent looking for moves. Two bodies with thousands of equal subtrees (the same schema
+ * in every tool) would otherwise compare each removed value with every place it could have gone and
+ * every place already taken; past this, what is left is shown as removed and added.
+ */
+const MOVE_STEPS = 2_000_000;
 
 interface Removed {
   readonly from: Path;
@@ -238,13 +244,16 @@ function findMoves(found: Found, hash: Hasher): Change[] {
   const index = indexAdded(found.added, hash);
   const claimed: Path[] = [];
   const moves: Change[] = [];
+  let steps = MOVE_STEPS;
 
   const claim = (from: Path, value: unknown): Target | undefined => {
+    if (steps <= 0) return undefined;
     const candidates = index.get(hash(value));
     if (!candidates) return undefined;
     let best: Target | undefined;
     let bestScore = -Infinity;
     for (const t of candidates) {
+      if ((steps -= 1 + claimed.length) <= 0) break;
       if (!distinctive(value) && !sameParent(from, t.path)) continue;
       if (claimed.some((c) => within(t.path, c) || within(c, t.path))) continue;
       const score = commonPrefix(from, t.path) * 1000 - t.path.length;
@@ -288,6 +297,7 @@ function findMoves(found: Found, hash: Hasher): Change[] {
     const taken: Path[] = [];
     const found: { order: number; move: Change }[] = [];
     for (const part of parts) {
+      if ((steps -= 1 + taken.length) <= 0) break;
       if (taken.some((t) => within(part.path, t))) continue;
       const t = claim(part.path, part.value);
       if (!t) continue;
@@ -296,9 +306,11 @@ function findMoves(found: Found, hash: Hasher): Change[] {
       r.partial = true;
     }
     // Listed in the order they appear in the body.
-    moves.push(...found.sort((x, y) => x.order - y.order).map((f) => f.move));
+    for (const f of found.sort((x, y) => x.order - y.order)) moves.push(f.move);
   }
-  found.removed.splice(0, found.removed.length, ...rest);
+  // Not `splice(0, n, ...rest)`: spreading a hundred thousand arguments overflows the stack.
+  found.removed.length = 0;
+  for (const r of rest) found.removed.push(r);
   return moves;
 }
 

@@ -2,21 +2,24 @@
  * Chat Completions: the shallow checks and the features a request uses.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */
-import type { Feature, RequestInfo } from '../types.js';
-import { hasPartOfType, nonEmptyArray, readStream, requireMessages, requireModel, requireObjectBody } from '../shallow.js';
+import type { RequestInfo, RequestLimits } from '../types.js';
+import { checkCap, lengthOf, readStream, requireMessages, requireModel, requireObjectBody, countParts } from '../shallow.js';
+import { featuresOf } from '../features.js';
+import { CHAT_FEATURES } from './features.js';
 
-const IMAGE_PARTS = new Set(['image_url']);
-
-export function inspectChatRequest(body: unknown): RequestInfo {
+export function inspectChatRequest(body: unknown, _operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo {
   const json = requireObjectBody(body);
   const model = requireModel(json);
-  const messages = requireMessages(json);
+  const messages = requireMessages(json, limits);
   const stream = readStream(json);
+  // The legacy `functions` list is a list of tools too.
+  const functions = lengthOf(json.functions);
+  checkCap(lengthOf(json.tools) + functions, limits, 'maxTools', 'tools', (n) =>
+    functions > 0 ? `\`tools\` and \`functions\` have ${n} entries together` : `\`tools\` has ${n} entries`,
+  );
+  const parts = countParts(messages, ['content']);
+  checkCap(parts, limits, 'maxContentBlocks', 'messages', (n) => `The messages hold ${n} content parts together`);
 
-  const features: Feature[] = [];
-  if (stream) features.push('streaming');
-  if (nonEmptyArray(json.tools) || nonEmptyArray(json.functions)) features.push('tools');
-  if (hasPartOfType(messages, IMAGE_PARTS, ['content'])) features.push('images');
-  if (json.reasoning_effort != null && json.reasoning_effort !== 'none') features.push('reasoning');
+  const features = featuresOf(CHAT_FEATURES, json);
   return { model, stream, features };
 }

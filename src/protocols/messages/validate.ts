@@ -3,15 +3,15 @@
  * @see https://docs.anthropic.com/en/api/messages
  */
 import { invalidRequest } from '../../errors.js';
-import type { Feature, RequestInfo } from '../types.js';
-import { hasPartOfType, isObject, nonEmptyArray, readStream, requireMessages, requireModel, requireObjectBody } from '../shallow.js';
+import type { RequestInfo, RequestLimits } from '../types.js';
+import { checkCap, lengthOf, readStream, requireMessages, requireModel, requireObjectBody, countParts } from '../shallow.js';
+import { featuresOf } from '../features.js';
+import { MESSAGES_FEATURES } from './features.js';
 
-const IMAGE_BLOCKS = new Set(['image']);
-
-export function inspectMessagesRequest(body: unknown, operation: 'create' | 'count_tokens'): RequestInfo {
+export function inspectMessagesRequest(body: unknown, operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo {
   const json = requireObjectBody(body);
   const model = requireModel(json);
-  const messages = requireMessages(json);
+  const messages = requireMessages(json, limits);
   if (operation === 'create') {
     const maxTokens = json.max_tokens;
     if (maxTokens === undefined) throw invalidRequest('max_tokens: Field required', 'max_tokens');
@@ -20,12 +20,12 @@ export function inspectMessagesRequest(body: unknown, operation: 'create' | 'cou
     }
   }
   const stream = operation === 'create' && readStream(json);
+  checkCap(lengthOf(json.tools), limits, 'maxTools', 'tools', (n) => `\`tools\` has ${n} entries`);
+  // Blocks sit in message content and inside tool_result content, both counted; the system's blocks count too.
+  const parts = countParts(messages, ['content']);
+  checkCap(parts + lengthOf(json.system), limits, 'maxContentBlocks', 'messages', (n) => `The messages and \`system\` hold ${n} content blocks together`);
 
-  const features: Feature[] = [];
-  if (stream) features.push('streaming');
-  if (nonEmptyArray(json.tools)) features.push('tools');
-  // Images sit in message content and inside tool_result content.
-  if (hasPartOfType(messages, IMAGE_BLOCKS, ['content'])) features.push('images');
-  if (isObject(json.thinking) && json.thinking.type !== 'disabled') features.push('reasoning');
+  // count_tokens asks for no feature: it only counts.
+  const features = operation === 'create' ? featuresOf(MESSAGES_FEATURES, json) : [];
   return { model, stream, features };
 }

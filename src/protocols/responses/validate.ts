@@ -3,12 +3,20 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import { invalidRequest } from '../../errors.js';
-import type { Feature, RequestInfo } from '../types.js';
-import { hasPartOfType, isObject, nonEmptyArray, readStream, requireModel, requireObjectBody } from '../shallow.js';
+import type { RequestInfo, RequestLimits } from '../types.js';
+import { checkCap, isObject, lengthOf, readStream, requireModel, requireObjectBody, countParts } from '../shallow.js';
+import { featuresOf } from '../features.js';
+import { RESPONSES_FEATURES } from './features.js';
 
-const IMAGE_PARTS = new Set(['input_image']);
+/** Tools in a list, the tools nested in `namespace` tools counted one by one. */
+function countTools(tools: unknown): number {
+  if (!Array.isArray(tools)) return 0;
+  let n = tools.length;
+  for (const t of tools) if (isObject(t) && t.type === 'namespace') n += lengthOf(t.tools);
+  return n;
+}
 
-export function inspectResponsesRequest(body: unknown): RequestInfo {
+export function inspectResponsesRequest(body: unknown, _operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo {
   const json = requireObjectBody(body);
   const model = requireModel(json);
   const input = json.input;
@@ -19,15 +27,17 @@ export function inspectResponsesRequest(body: unknown): RequestInfo {
   const stream = readStream(json);
 
   const items = Array.isArray(input) ? input : [];
-  const features: Feature[] = [];
-  if (stream) features.push('streaming');
+  checkCap(Array.isArray(input) ? input.length : 1, limits, 'maxMessages', 'input', (n) => `\`input\` has ${n} items`);
   // Codex may carry tool definitions inside the input as an `additional_tools` item.
-  if (nonEmptyArray(json.tools) || items.some((i) => isObject(i) && i.type === 'additional_tools')) {
-    features.push('tools');
+  let tools = countTools(json.tools);
+  for (const i of items) {
+    if (isObject(i) && i.type === 'additional_tools') tools += countTools(i.tools);
   }
-  // Images sit in message content and in tool outputs (`function_call_output.output`).
-  if (hasPartOfType(items, IMAGE_PARTS, ['content', 'output'])) features.push('images');
-  const reasoning = json.reasoning;
-  if (isObject(reasoning) && reasoning.effort !== 'none') features.push('reasoning');
+  checkCap(tools, limits, 'maxTools', 'tools', (n) => `The request declares ${n} tools (\`tools\`, namespaces and \`additional_tools\` items together)`);
+  // Parts sit in message content and in tool outputs (`function_call_output.output`).
+  const parts = countParts(items, ['content', 'output']);
+  checkCap(parts, limits, 'maxContentBlocks', 'input', (n) => `The input items hold ${n} content parts together`);
+
+  const features = featuresOf(RESPONSES_FEATURES, json);
   return { model, stream, features };
 }

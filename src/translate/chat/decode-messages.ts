@@ -23,7 +23,13 @@ interface State {
   /** Call id → the kind of tool it called, so results of custom calls say so. */
   readonly callKinds: Map<string, ToolKind>;
   /** Legacy `function_call`s have no id: the ids given to them, per function name, waiting for their result. */
-  readonly legacyCalls: Map<string, string[]>;
+  readonly legacyCalls: Map<string, IdQueue>;
+}
+
+/** First in, first out; taking reads at `head` rather than shifting, so a long history costs one step per call. */
+interface IdQueue {
+  readonly ids: string[];
+  head: number;
 }
 
 function decodeToolCalls(m: Json, state: State): AssistantPart[] {
@@ -43,7 +49,9 @@ function decodeToolCalls(m: Json, state: State): AssistantPart[] {
   if (isObject(m.function_call)) {
     const name = str(m.function_call.name) ?? '';
     const id = state.ctx.newId('call_');
-    state.legacyCalls.set(name, [...(state.legacyCalls.get(name) ?? []), id]);
+    const queue = state.legacyCalls.get(name);
+    if (queue) queue.ids.push(id);
+    else state.legacyCalls.set(name, { ids: [id], head: 0 });
     calls.push({ type: 'tool_call', id, name, arguments: str(m.function_call.arguments) ?? '', kind: 'function' });
   }
   return calls;
@@ -75,7 +83,8 @@ function decodeToolResult(m: Json, index: number, state: State): ToolResultPart 
   let callId = str(m.tool_call_id);
   if (m.role === 'function') {
     const name = str(m.name) ?? '';
-    callId = state.legacyCalls.get(name)?.shift() ?? state.ctx.newId('call_');
+    const queue = state.legacyCalls.get(name);
+    callId = queue && queue.head < queue.ids.length ? queue.ids[queue.head++]! : state.ctx.newId('call_');
   }
   if (callId === undefined) {
     throw invalidRequest(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`);

@@ -44,6 +44,9 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
   let next = 0;
   let open: Open | undefined;
   const calls = new Map<string, Call>();
+  /** Calls in the order they arrived. They start in that order, so the ones before `started` are all live or done. */
+  const arrived: Call[] = [];
+  let started = 0;
 
   function close(out: StreamEvent[]): void {
     if (!open) return;
@@ -73,11 +76,15 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
     }
   }
 
-  const pending = () => [...calls.values()].filter((c) => c.state === 'pending');
+  /** The earliest call not started yet: one step per call over a whole stream, however many calls it has. */
+  function firstPending(): Call | undefined {
+    while (started < arrived.length && arrived[started]!.state !== 'pending') started++;
+    return arrived[started];
+  }
 
   function flush(out: StreamEvent[]): void {
     close(out);
-    for (const call of pending()) {
+    for (let call = firstPending(); call !== undefined; call = firstPending()) {
       startCall(call, out);
       close(out);
     }
@@ -99,6 +106,7 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
       if (!call) {
         call = { id: undefined, name: undefined, args: '', state: 'pending', custom: false };
         calls.set(fragment.key, call);
+        arrived.push(call);
       }
       // id and name come on the first fragment; servers that repeat them later do not change them.
       call.id ??= fragment.id;
@@ -113,7 +121,7 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
       }
       call.args += fragment.arguments;
       // Live only when no other call is open and no earlier one waits; a call needs its name to start.
-      if (open?.kind !== 'tool' && pending()[0] === call && call.name !== undefined) startCall(call, out);
+      if (open?.kind !== 'tool' && firstPending() === call && call.name !== undefined) startCall(call, out);
     },
     flush,
     get hasToolCalls() {

@@ -25,9 +25,39 @@ type Mode =
 const WS = new Set([' ', '\t', '\n', '\r']);
 const ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
 const HEX = /^[0-9a-fA-F]$/;
-const NUMBER_CHARS = /^[0-9+\-.eE]$/;
-const NUMBER_PREFIX = /^-?$|^-?(0|[1-9]\d*)(\.\d*)?$|^-?(0|[1-9]\d*)(\.\d+)?[eE][+-]?\d*$/;
-const NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
+
+/**
+ * Where a number is, after the characters read so far: one step per character (testing the whole
+ * number so far against a pattern at each digit would cost the square of its length).
+ */
+type NumberPart = 'sign' | 'zero' | 'int' | 'dot' | 'frac' | 'exp' | 'exp_sign' | 'exp_digits';
+/** Parts where the number may end. */
+const NUMBER_ENDS: ReadonlySet<NumberPart> = new Set(['zero', 'int', 'frac', 'exp_digits']);
+const isDigit = (c: string) => c >= '0' && c <= '9';
+const isNumberChar = (c: string) => isDigit(c) || c === '+' || c === '-' || c === '.' || c === 'e' || c === 'E';
+
+/** The part after `c`, or undefined when `c` cannot follow. */
+function nextNumberPart(part: NumberPart, c: string): NumberPart | undefined {
+  const digit = isDigit(c);
+  const exp = c === 'e' || c === 'E';
+  switch (part) {
+    case 'sign':
+      return c === '0' ? 'zero' : digit ? 'int' : undefined;
+    case 'zero':
+      return c === '.' ? 'dot' : exp ? 'exp' : undefined;
+    case 'int':
+      return digit ? 'int' : c === '.' ? 'dot' : exp ? 'exp' : undefined;
+    case 'dot':
+      return digit ? 'frac' : undefined;
+    case 'frac':
+      return digit ? 'frac' : exp ? 'exp' : undefined;
+    case 'exp':
+      return c === '+' || c === '-' ? 'exp_sign' : digit ? 'exp_digits' : undefined;
+    case 'exp_sign':
+    case 'exp_digits':
+      return digit ? 'exp_digits' : undefined;
+  }
+}
 
 export interface JsonObjectPrefix {
   /** Feeds more text; returns how many of its characters keep the whole a valid object prefix (all, unless it broke). */
@@ -49,7 +79,7 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
   // Inside strings: a pending backslash, or how many \u hex digits are still due.
   let escape = false;
   let hexLeft = 0;
-  let number = '';
+  let number: NumberPart = 'sign';
   let literal = '';
   let literalAt = 0;
 
@@ -64,8 +94,8 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
       mode = c === '{' ? 'key_or_end' : 'value_or_end';
     } else if (c === '"') {
       mode = 'string';
-    } else if (c === '-' || (c >= '0' && c <= '9')) {
-      number = c;
+    } else if (c === '-' || isDigit(c)) {
+      number = c === '-' ? 'sign' : c === '0' ? 'zero' : 'int';
       mode = 'number';
     } else if (c === 't' || c === 'f' || c === 'n') {
       literal = c === 't' ? 'true' : c === 'f' ? 'false' : 'null';
@@ -129,15 +159,17 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
         return startValue(c);
       case 'string':
         return stringChar(c, afterValue);
-      case 'number':
-        if (NUMBER_CHARS.test(c)) {
-          if (!NUMBER_PREFIX.test(number + c)) return false;
-          number += c;
+      case 'number': {
+        if (isNumberChar(c)) {
+          const next = nextNumberPart(number, c);
+          if (next === undefined) return false;
+          number = next;
           return true;
         }
-        if (!NUMBER.test(number)) return false;
+        if (!NUMBER_ENDS.has(number)) return false;
         afterValue();
         return step(c);
+      }
       case 'literal':
         if (c !== literal[literalAt]) return false;
         if (++literalAt === literal.length) afterValue();
@@ -172,7 +204,7 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
       case 'string':
         return closeString();
       case 'number':
-        return NUMBER.test(number) ? '' : '0';
+        return NUMBER_ENDS.has(number) ? '' : '0';
       case 'literal':
         return literal.slice(literalAt);
       default:

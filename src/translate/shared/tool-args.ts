@@ -4,6 +4,7 @@
  * string parameter, `input`, on targets that only have function tools.
  */
 import type { TranslateContext } from '../ir.js';
+import { warn } from './warn.js';
 
 /** The one parameter a custom tool gets when it must be expressed as a function. */
 export const CUSTOM_INPUT_SCHEMA = {
@@ -25,7 +26,7 @@ export function argumentsToObject(text: string, ctx: TranslateContext): Record<s
   } catch {
     // fall through
   }
-  ctx.warnings.push('invalid tool-call JSON kept as _raw');
+  warn(ctx, 'invalid tool-call JSON kept as _raw');
   return { _raw: text };
 }
 

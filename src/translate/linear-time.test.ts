@@ -1,0 +1,100 @@
+/**
+ * Steps of translation that once cost the square of what a request or a stream holds: each now
+ * takes one step per element. Sizes are large enough that a quadratic step takes seconds.
+ */
+import { describe, expect, it } from 'vitest';
+import { translateContext } from '../../test/helpers/translate-context.js';
+import { chatCodec } from './chat/codec.js';
+import { createBlockWriter } from './chat/stream-blocks.js';
+import type * as Ir from './ir.js';
+import { createJsonObjectPrefix } from './messages/json-prefix.js';
+import { warn } from './shared/warn.js';
+
+const ctx = (): Ir.TranslateContext => {
+  let n = 0;
+  return {
+    ...translateContext({ caller: 'chat', upstream: 'messages', requestedModel: 'm', upstreamModel: 'm', upstreamDialect: 'anthropic' }),
+    newId: (p) => `${p}${++n}`,
+  };
+};
+
+function timed<T>(run: () => T): { value: T; ms: number } {
+  const start = performance.now();
+  const value = run();
+  return { value, ms: performance.now() - start };
+}
+
+describe('warnings', () => {
+  it.each([
+    ['100,000 distinct phrases', (i: number) => `t${i} content part`],
+    ['100,000 long distinct phrases', (i: number) => `${i} ${'x'.repeat(1000)} content part`],
+  ])('%s: a short list, cut, ending in "more", in linear time', (_, phrase) => {
+    const c = ctx();
+    const { ms } = timed(() => {
+      for (let i = 0; i < 100_000; i++) warn(c, phrase(i));
+    });
+    expect(ms).toBeLessThan(500);
+    expect(c.warnings.length).toBeLessThanOrEqual(32);
+    expect(c.warnings.at(-1)).toBe('more');
+    for (const w of c.warnings) expect(w.length).toBeLessThanOrEqual(100);
+  });
+
+  it('keeps each phrase once, in order', () => {
+    const c = ctx();
+    for (const p of ['a', 'b', 'a', 'c', 'b']) warn(c, p);
+    expect(c.warnings).toEqual(['a', 'b', 'c']);
+  });
+});
+
+describe('Chat legacy function calls', () => {
+  it.each([20_000, 50_000])('%i calls to one function, then their results: matched in order, in linear time', (n) => {
+    const calls = Array.from({ length: n }, () => ({ role: 'assistant', content: null, function_call: { name: 'f', arguments: '{}' } }));
+    const results = Array.from({ length: n }, (_, i) => ({ role: 'function', name: 'f', content: `r${i}` }));
+    const c = ctx();
+    const { value, ms } = timed(() => chatCodec.decodeRequest({ model: 'm', messages: [{ role: 'user', content: 'go' }, ...calls, ...results] }, c));
+    expect(ms).toBeLessThan(2000);
+    const callIds = value.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])));
+    const resultIds = value.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool_result' ? [p.callId] : [])));
+    expect(callIds).toHaveLength(n);
+    expect(resultIds).toEqual(callIds);
+  });
+});
+
+describe('Chat stream: parallel tool calls', () => {
+  // Names coming after the first fragments keep every call waiting: each fragment asks which one is first.
+  it.each([20_000, 50_000])('%i interleaved calls named late: one after another, whole, in linear time', (n) => {
+    const writer = createBlockWriter(ctx());
+    const out: Ir.StreamEvent[] = [];
+    const { ms } = timed(() => {
+      for (let i = 0; i < n; i++) writer.tool({ key: String(i), id: `c${i}`, arguments: '{"a":' }, out);
+      for (let i = 0; i < n; i++) writer.tool({ key: String(i), name: 'f', arguments: `${i}}` }, out);
+      writer.flush(out);
+    });
+    expect(ms).toBeLessThan(2000);
+    const starts = out.filter((e) => e.type === 'block_start');
+    expect(starts).toHaveLength(n);
+    const args = new Map<number, string>();
+    for (const e of out) if (e.type === 'block_delta' && e.delta.type === 'arguments') args.set(e.index, (args.get(e.index) ?? '') + e.delta.text);
+    expect(args.get(0)).toBe('{"a":0}');
+    expect(args.get(n - 1)).toBe(`{"a":${n - 1}}`);
+  });
+});
+
+describe('streamed tool arguments: the JSON prefix check', () => {
+  it.each([
+    ['a 300,000-digit integer', '1', '2'],
+    ['a 300,000-digit fraction', '0.', '5'],
+    ['a 300,000-digit exponent', '1e+', '7'],
+  ])('%s in 1,000-character fragments: accepted in linear time', (_, head, digit) => {
+    const p = createJsonObjectPrefix();
+    const fragment = digit.repeat(1000);
+    const { ms } = timed(() => {
+      expect(p.push(`{"n":${head}`)).toBe(5 + head.length);
+      for (let i = 0; i < 300; i++) expect(p.push(fragment)).toBe(1000);
+    });
+    expect(ms).toBeLessThan(1000);
+    expect(p.completion()).toBe('}');
+    expect(p.push('}')).toBe(1);
+    expect(p.complete).toBe(true);
+  });
+});
