@@ -66,7 +66,7 @@ const server = z
     maxBufferedBytes: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.maxBufferedBytes)
       .describe(
-        'Most bytes of request and response bodies held in memory at once across all requests; a request that would pass it is answered 503 (default 512 MiB).',
+        'Most bytes held in memory at once across all requests: request bodies, and upstream answers read whole; a request whose body or answer would pass it is answered 503 (default 512 MiB).',
       ),
     headersTimeoutMs: positiveInt()
       .default(DEFAULT_SERVER_LIMITS.headersTimeoutMs)

@@ -70,7 +70,7 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
       const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
       return dispatchCall(dispatcher, options, callAbort(req), config, (signal, settle) =>
-        req.stream === false ? new WholeAnswerHandler(signal, settle, limit) : new StreamAnswerHandler(signal, settle),
+        req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req.holdAnswer?.bind(req)) : new StreamAnswerHandler(signal, settle),
       );
     },
     async close() {

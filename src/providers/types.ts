@@ -28,6 +28,11 @@ export interface UpstreamRequest {
    * compressed one); past it the call fails. Default: the setting's default.
    */
   readonly maxResponseBytes?: number;
+  /**
+   * Counts bytes of an answer read whole against the gateway's `server.maxBufferedBytes`; throws
+   * the GatewayError to fail the call with when that is spent. Absent: nothing counted.
+   */
+  holdAnswer?(bytes: number): void;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**

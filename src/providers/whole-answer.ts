@@ -43,7 +43,8 @@ type Settle = (err: Error | undefined, answer: WholeAnswer | undefined) => void;
 /**
  * undici's handler interface (onConnect, onHeaders, onData, onComplete, onError), as its own
  * `request` implements it. `settle` is called exactly once. A 2xx answer past `limit` bytes
- * (decoded bytes, for a compressed one) fails the call at once, and the rest is not read.
+ * (decoded bytes, for a compressed one), or one `hold` finds the gateway cannot hold with all it
+ * holds already, fails the call at once, and the rest is not read.
  */
 export class WholeAnswerHandler extends AbortableCall implements Dispatcher.DispatchHandler {
   private status = 0;
@@ -57,6 +58,7 @@ export class WholeAnswerHandler extends AbortableCall implements Dispatcher.Disp
     signal: CallAbort,
     private readonly settle: Settle,
     private readonly limit: number,
+    private readonly hold?: (bytes: number) => void,
   ) {
     super(signal);
   }
@@ -94,6 +96,12 @@ export class WholeAnswerHandler extends AbortableCall implements Dispatcher.Disp
     if (this.status < 300) {
       if (this.kept + chunk.length > this.limit) {
         this.fail(new AnswerTooLarge(this.limit));
+        return false;
+      }
+      try {
+        this.hold?.(chunk.length);
+      } catch (err) {
+        this.fail(err as Error);
         return false;
       }
       this.chunks.push(chunk);

@@ -28,6 +28,7 @@ import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
 import type { GatewayState } from './handle.js';
 import { captureUpstream, relay, type RelayContext, type Translation } from './relay.js';
 import type { BodyTree } from './body-tree.js';
+import type { ByteBudget } from './load.js';
 import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
 import { readText } from './upstream-body.js';
 import { upstreamHeaders } from './upstream-headers.js';
@@ -63,6 +64,8 @@ export interface Forwarding {
   /** Aborted when the client goes away, or with a GatewayError when the total time runs out. */
   readonly controller: CallAbort;
   readonly res: ServerResponse;
+  /** The request's share of the gateway's buffered bytes, which an answer read whole counts against too. */
+  readonly budget: ByteBudget;
   /** Arms the overall cap of a route's provider (replacing the previous one). */
   readonly armDeadline: (ms: number) => void;
 }
@@ -293,6 +296,7 @@ function send(f: Forwarding, route: Route, prepared: Prepared): Promise<Upstream
       f.controller,
       f.info.stream,
       f.state.config.server.maxResponseBytes,
+      f.budget,
     ),
   );
 }
@@ -314,7 +318,12 @@ class Outgoing implements UpstreamRequest {
     readonly abort: CallAbort,
     readonly stream: boolean,
     readonly maxResponseBytes: number,
+    private readonly budget: ByteBudget,
   ) {}
+
+  holdAnswer(bytes: number): void {
+    this.budget.holdAnswer(bytes);
+  }
 
   get json(): Record<string, unknown> {
     return this.translated ?? this.caller.get();

@@ -21,7 +21,7 @@ import type { Provider } from '../providers/types.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import { parseRequestBody, readBody } from './body.js';
 import { deadline, type Deadline } from './deadlines.js';
-import { byteBudget, enter, type ServerLoad } from './load.js';
+import { byteBudget, enter, type ByteBudget, type ServerLoad } from './load.js';
 import type { Admission, Decision, LimitName, LimitStore } from '../limits/limit-store.js';
 import { modelsBody } from './models.js';
 import { checkServable, forward, primaryRoute, type Forwarding, type Route } from './forward.js';
@@ -154,6 +154,8 @@ interface UpstreamCall {
   deadline?: Deadline;
   /** Gives back what the request holds (its place in the server's and its group's limits). */
   leave?: (record: RequestRecord) => void;
+  /** The request's share of the gateway's buffered bytes: its body, then an answer read whole. */
+  budget?: ByteBudget;
 }
 
 /** Answers at once, or returns the promise of a proxied answer; throws or rejects with what went wrong. */
@@ -232,6 +234,7 @@ async function proxy(
   const admitting = admit(call, deps, config, group, operation);
   if (admitting) await admitting;
   const budget = byteBudget(deps.load, config.server);
+  call.budget = budget;
   const leave = call.leave!;
   call.leave = (r) => {
     budget.giveBack();
@@ -297,6 +300,7 @@ function afterBody(
     body,
     controller,
     res,
+    budget: call.budget!,
     armDeadline: (ms) => {
       call.deadline?.cancel();
       call.deadline = deadline(ms, () => {

@@ -1,6 +1,6 @@
 /**
  * What the whole gateway carries at once, across config reloads: model requests in
- * progress and request-body bytes held. Past the server's caps a request is answered
+ * progress, and bytes of request bodies and of upstream answers read whole. Past the server's caps a request is answered
  * 503 with retry-after at once, so a flood degrades into refusals instead of memory.
  */
 import type { ServerConfig } from '../config/types.js';
@@ -24,25 +24,31 @@ export function enter(load: ServerLoad, server: ServerConfig): void {
   load.active++;
 }
 
-/** A request's share of the buffered-bytes budget: takes as body bytes arrive, gives all back at the end. */
+/**
+ * A request's share of the buffered-bytes budget: takes as its body's bytes arrive, and as an
+ * upstream answer read whole arrives; gives all back at the end.
+ */
 export interface ByteBudget {
+  /** Request-body bytes; past the budget the rest of the upload is not read. */
   take(bytes: number): void;
+  /** Bytes of an upstream answer read whole; past the budget the call fails. */
+  holdAnswer(bytes: number): void;
   giveBack(): void;
 }
 
 export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
   let held = 0;
+  const add = (bytes: number, extra?: Record<string, string>) => {
+    if (load.bufferedBytes + bytes > server.maxBufferedBytes) {
+      throw overloaded(`The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request and answer bodies; retry shortly.`, extra);
+    }
+    load.bufferedBytes += bytes;
+    held += bytes;
+  };
   return {
-    take(bytes) {
-      if (load.bufferedBytes + bytes > server.maxBufferedBytes) {
-        // The rest of the upload is not read, so the connection cannot be reused.
-        throw overloaded(`The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request bodies; retry shortly.`, {
-          connection: 'close',
-        });
-      }
-      load.bufferedBytes += bytes;
-      held += bytes;
-    },
+    // The rest of the upload is not read, so the connection cannot be reused.
+    take: (bytes) => add(bytes, { connection: 'close' }),
+    holdAnswer: (bytes) => add(bytes),
     giveBack() {
       load.bufferedBytes -= held;
       held = 0;

@@ -9,6 +9,7 @@ import { createBlockWriter } from './chat/stream-blocks.js';
 import type * as Ir from './ir.js';
 import { createJsonObjectPrefix } from './messages/json-prefix.js';
 import { warn } from './shared/warn.js';
+import { translatorFor } from './registry.js';
 
 const ctx = (): Ir.TranslateContext => {
   let n = 0;
@@ -96,5 +97,29 @@ describe('streamed tool arguments: the JSON prefix check', () => {
     expect(p.completion()).toBe('}');
     expect(p.push('}')).toBe(1);
     expect(p.complete).toBe(true);
+  });
+});
+
+describe('lists far longer than the default caps', () => {
+  // An operator may raise server.maxContentBlocks and maxTools; a list then still translates, where
+  // `push(...list)` passed each element as an argument and overflowed the stack.
+  const N = 300_000;
+  const blocks = Array.from({ length: N }, (_, i) => ({ type: 'text', text: `t${i}` }));
+  const pair = (caller: 'chat' | 'messages' | 'responses', upstream: 'chat' | 'messages' | 'responses') =>
+    translateContext({ caller, upstream, requestedModel: 'm', upstreamModel: 'm', upstreamDialect: upstream === 'messages' ? 'anthropic' : 'openai' });
+
+  it.each([
+    ['messages → chat: one user turn of 300,000 blocks', 'messages', 'chat', { model: 'm', max_tokens: 5, messages: [{ role: 'user', content: blocks }] }],
+    ['messages → chat: a system of 300,000 blocks', 'messages', 'chat', { model: 'm', max_tokens: 5, system: blocks, messages: [{ role: 'user', content: 'hi' }] }],
+    ['chat → messages: a system message of 300,000 parts', 'chat', 'messages', { model: 'm', messages: [{ role: 'system', content: blocks }, { role: 'user', content: 'hi' }] }],
+    [
+      'responses → messages: 300,000 tools in a namespace',
+      'responses',
+      'messages',
+      { model: 'm', input: 'hi', tools: [{ type: 'namespace', name: 'ns', tools: Array.from({ length: N }, (_, i) => ({ type: 'function', name: `f${i}`, parameters: {} })) }] },
+    ],
+  ] as const)('%s', (_, caller, upstream, body) => {
+    const out = translatorFor(caller, upstream)!.request(structuredClone(body) as Record<string, unknown>, pair(caller, upstream));
+    expect(JSON.stringify(out).length).toBeGreaterThan(N);
   });
 });

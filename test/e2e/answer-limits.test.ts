@@ -138,3 +138,46 @@ describe('answers past server.maxResponseBytes', () => {
     await expectStillServing();
   });
 });
+
+describe('answers read whole count against server.maxBufferedBytes', () => {
+  const BUDGET = 256 * 1024;
+  let small: TestGateway;
+  beforeAll(async () => {
+    small = await startGateway(withoutRetries(testConfig(upstream.url, { server: { maxResponseBytes: MiB, maxBufferedBytes: BUDGET } })));
+  });
+  afterAll(() => small.close());
+
+  const answer = (bytes: number): Behaviour => (_req, res) => {
+    const content = 'x'.repeat(bytes);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+  };
+  const chat = () =>
+    fetch(`${small.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${GATEWAY_KEY}` },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+
+  it('serves answers under the budget one after another: each request gives back what it held', async () => {
+    for (let i = 0; i < 4; i++) {
+      upstream.once(answer(200 * 1024));
+      const res = await chat();
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toHaveLength(200 * 1024);
+    }
+  });
+
+  it('fails an answer the gateway cannot hold with what it holds already: 503 with retry-after, the upstream hung up on', async () => {
+    const report: Flood = { written: 0 };
+    upstream.once(flood('application/json', jsonHead, 'x', 4 * MiB, report));
+    const res = await chat();
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/maximum of 262144 bytes of request and answer bodies/);
+    expect(await upstream.last().aborted).toBe(true);
+    expect(report.written).toBeLessThan(4 * MiB);
+    upstream.once(answer(1024));
+    expect((await chat()).status).toBe(200);
+  });
+});

@@ -12,6 +12,7 @@ import { invalidRequest } from '../../errors.js';
 import type { AssistantPart, Message, TextPart, ToolKind, ToolResultPart, TranslateContext } from '../ir.js';
 import { decodeTextContent, decodeUserContent } from './decode-content.js';
 import { isObject, obj, objects, str, warn, type Json } from './read.js';
+import { append } from '../shared/append.js';
 
 export interface DecodedMessages {
   readonly system: TextPart[];
@@ -75,7 +76,7 @@ function decodeAssistant(m: Json, state: State): AssistantPart[] {
   }
   if (typeof m.refusal === 'string' && m.refusal !== '') parts.push({ type: 'refusal', text: m.refusal });
   if (m.audio != null) warn(state.ctx, 'audio history');
-  parts.push(...decodeToolCalls(m, state));
+  append(parts, decodeToolCalls(m, state));
   return parts;
 }
 
@@ -114,7 +115,7 @@ export function decodeMessages(raw: readonly Json[], ctx: TranslateContext): Dec
       case 'system':
       case 'developer': {
         const content = decodeTextContent(m.content, ctx);
-        if (leading) system.push(...content);
+        if (leading) append(system, content);
         else messages.push({ role: 'system', content });
         return;
       }

@@ -14,6 +14,7 @@ import { upstreamToolName } from '../shared/tool-names.js';
 import { customInputToArguments } from '../shared/tool-args.js';
 import { joinedText, toolResultMessage, userContent, type EncodeState } from './encode-content.js';
 import { warn, type Json } from './read.js';
+import { append } from '../shared/append.js';
 
 function toolCall(part: ToolCallPart, enc: EncodeState): Json {
   const name = upstreamToolName(enc.ctx, {
@@ -74,7 +75,7 @@ function userMessages(parts: readonly UserPart[], enc: EncodeState): Json[] {
     if (p.type === 'tool_result') {
       const { message, moved } = toolResultMessage(p, enc);
       out.push(message);
-      rest.push(...moved);
+      append(rest, moved);
     }
   }
   for (const p of parts) if (p.type !== 'tool_result') rest.push(p);
@@ -90,11 +91,11 @@ export function encodeMessages(system: readonly TextPart[], messages: readonly M
       case 'system':
         if (enc.compatible) {
           warn(enc.ctx, 'mid-conversation system message hoisted');
-          leading.push(...m.content);
+          append(leading, m.content);
         } else out.push({ role: 'system', content: joinedText(m.content, enc) });
         break;
       case 'user':
-        out.push(...userMessages(m.content, enc));
+        append(out, userMessages(m.content, enc));
         break;
       case 'assistant':
         out.push(assistantMessage(m.content, enc));

@@ -11,6 +11,7 @@ import { upstreamToolName } from '../shared/tool-names.js';
 import { argumentsToObject } from '../shared/tool-args.js';
 import { encodeFile, encodeImage } from './encode-media.js';
 import { warn, writeCache } from './read.js';
+import { append } from '../shared/append.js';
 
 export interface Turn {
   role: 'user' | 'assistant';
@@ -81,7 +82,7 @@ function encodeAssistantPart(part: Ir.AssistantPart, ctx: Ir.TranslateContext): 
 function pushTurn(turns: Turn[], turn: Turn): void {
   if (turn.content.length === 0) return;
   const last = turns.at(-1);
-  if (last && last.role === turn.role) last.content.push(...turn.content);
+  if (last && last.role === turn.role) append(last.content, turn.content);
   else turns.push(turn);
 }
 
@@ -108,7 +109,7 @@ export function encodeConversation(request: Ir.Request, ctx: Ir.TranslateContext
   for (const m of request.messages) {
     if (m.role === 'system') {
       if (seenTurn) warn(ctx, 'mid-conversation system message hoisted');
-      system.push(...encodeSystemParts(m.content));
+      append(system, encodeSystemParts(m.content));
       continue;
     }
     seenTurn = true;

@@ -17,6 +17,7 @@ import { reasoningPart } from './decode-output.js';
 import { readEffort } from './decode-reasoning.js';
 import { fromCarrier } from './reasoning-carrier.js';
 import { objects, str, warn } from './read.js';
+import { append } from '../shared/append.js';
 
 export interface DecodedInput {
   readonly system: TextPart[];
@@ -103,14 +104,14 @@ export function decodeInput(input: unknown, ctx: TranslateContext): DecodedInput
           const texts = parts.filter((p): p is TextPart => p.type === 'text');
           if (texts.length < parts.length) warn(ctx, 'non-text system content');
           if (started) built.push({ role: 'system', content: texts });
-          else system.push(...texts);
+          else append(system, texts);
         } else if (role === 'user') {
           started = true;
           built.push({ role: 'user', content: decodeInputContent(raw.content, ctx, `${where}.content`), toolOutputs: false });
         } else if (role === 'assistant') {
           started = true;
           // `id`, `status` and `phase` of a replayed output message mean nothing to another provider.
-          assistant().push(...assistantContent(raw.content, ctx, `${where}.content`));
+          append(assistant(), assistantContent(raw.content, ctx, `${where}.content`));
         } else throw invalidRequest(`\`${where}.role\` must be one of user, assistant, system, developer.`, `${where}.role`);
         break;
       }
@@ -141,7 +142,7 @@ export function decodeInput(input: unknown, ctx: TranslateContext): DecodedInput
         break;
       }
       case 'additional_tools':
-        tools.push(...decodeTools(raw.tools, ctx, `${where}.tools`));
+        append(tools, decodeTools(raw.tools, ctx, `${where}.tools`));
         break;
       case 'configuration_update': {
         const reasoning = isObject(raw.reasoning) ? raw.reasoning : {};
