@@ -28,7 +28,7 @@ import { checkServable, forward, primaryRoute, type Forwarding, type Route } fro
 import { bodyTree } from './body-tree.js';
 import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
-import { checkHostAndOrigin } from './host-guard.js';
+import { checkHostAndOrigin, pageAllowed } from './host-guard.js';
 import { printable, printableLines } from '../log/terminal-text.js';
 
 /** What a request is served with. Replaced as a whole on reload, so a request keeps the state it started with. */
@@ -99,11 +99,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
       if (path.startsWith(mount.prefix) && (path.length === mount.prefix.length || path.charCodeAt(mount.prefix.length) === 0x2f)) {
         res.on('close', closed);
         // A mount's page (the inspector) is guarded like the API; it reads no request body, so `100 Continue` is never sent.
-        try {
-          checkHostAndOrigin(req, deps.listening.loopback, getState().config.server.allowedHosts);
-        } catch (err) {
-          return refuseMount(res, err as GatewayError);
-        }
+        if (!pageAllowed(req, res, deps.listening.loopback, getState().config.server.allowedHosts)) return;
         return mount.handle(req, res);
       }
     }
@@ -361,12 +357,6 @@ function expectsContinue(req: IncomingMessage): boolean {
 }
 
 /** A refused request for a mounted page: a short text answer (the page is no API client). */
-function refuseMount(res: ServerResponse, err: GatewayError): void {
-  const text = `${err.message}\n`;
-  res.writeHead(err.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {
   if (res.destroyed || res.writableEnded) return;
   const gatewayError =

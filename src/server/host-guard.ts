@@ -14,7 +14,7 @@
  * name in `server.allowedHosts` is refused, however the gateway listens. SDKs outside a browser
  * send no `Origin`. The inspector's page is same-origin.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, invalidRequest } from '../errors.js';
 
 /**
@@ -58,6 +58,23 @@ function countHeader(rawHeaders: readonly string[], name: string): number {
     if (h.length === name.length && h.toLowerCase() === name) n++;
   }
   return n;
+}
+
+/**
+ * The same guard for a page (the inspector, on the gateway's port or `inspect`'s own): whether the
+ * request may be served; if not, its refusal has been answered as plain text.
+ */
+export function pageAllowed(req: IncomingMessage, res: ServerResponse, loopback: boolean, allowedHosts: readonly string[]): boolean {
+  try {
+    checkHostAndOrigin(req, loopback, allowedHosts);
+    return true;
+  } catch (err) {
+    const { status, message } = err as GatewayError;
+    const text = `${message}\n`;
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    return false;
+  }
 }
 
 /** The host name of a Host header value (`name`, `name:port`, `[v6]`, `[v6]:port`), lowercase; undefined when malformed. */

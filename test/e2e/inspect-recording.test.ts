@@ -59,7 +59,7 @@ async function inspect(text: string, args: string[] = []) {
   }
   const base = new URL(link).origin;
   const cookie = String((await call(link, { method: 'GET' })).headers['set-cookie']).split(';')[0]!;
-  const get = (path: string) => call(`${base}/_inspector${path}`, { method: 'GET', headers: { cookie } });
+  const get = (path: string, headers: Record<string, string> = {}) => call(`${base}/_inspector${path}`, { method: 'GET', headers: { cookie, ...headers } });
   return {
     stdout: () => out,
     stderr: () => err,
@@ -129,6 +129,26 @@ describe('inspect FILE with lines that are not exchanges', () => {
       expect(h.stderr()).toBe('');
       expect(h.stdout()).toMatch(/: 2 exchanges\n/);
       expect((await h.get('/api/exchanges')).json).not.toHaveProperty('skippedLines');
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('inspect FILE guards its page as the gateway does', () => {
+  it.each([
+    ['a foreign Host (DNS rebinding)', { host: 'evil.example' }],
+    ['a Host that only starts like a loopback one', { host: '127.0.0.1.evil.example' }],
+    ['a foreign Origin', { origin: 'http://evil.example' }],
+    ['Origin: null', { origin: 'null' }],
+  ])('%s gets 403, and the page keeps serving', async (_, headers) => {
+    const h = await inspect(`${good.join('\n')}\n`);
+    try {
+      const refused = await h.get('/api/exchanges', headers);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toMatch(/not accepted/);
+      expect((await h.get('/api/exchanges')).status).toBe(200);
+      expect((await h.get('/api/exchanges', { host: 'localhost' })).status).toBe(200);
     } finally {
       await h.close();
     }

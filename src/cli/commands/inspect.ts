@@ -10,6 +10,8 @@ import { DEFAULT_HOST } from '../../config/schema.js';
 import { ExitError } from '../../errors.js';
 import { createInspector, INSPECTOR_PREFIX } from '../../inspector/inspector.js';
 import { readRecording } from '../../inspector/recording.js';
+import { isLoopback } from '../../server/gateway.js';
+import { pageAllowed } from '../../server/host-guard.js';
 import { badLinesReport } from '../../log/read-recording.js';
 import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
@@ -48,13 +50,15 @@ export async function inspect(file: string, flags: InspectFlags, io: CliIo): Pro
   const badLines = badLinesReport(file, stats);
   if (badLines.length > 0) io.stderr.write(`${badLines.map(printable).join('\n')}\n`);
 
+  const host = flags.host ?? DEFAULT_HOST;
   const server = createServer((req, res) => {
+    // A page of recorded traffic is guarded against DNS rebinding and other origins as the gateway is.
+    if (!pageAllowed(req, res, isLoopback(host), [])) return;
     const url = req.url ?? '/';
     if (url === INSPECTOR_PREFIX || url.startsWith(`${INSPECTOR_PREFIX}/`) || url.startsWith(`${INSPECTOR_PREFIX}?`)) return inspector.mount.handle(req, res);
     res.writeHead(url === '/' ? 302 : 404, { location: `${INSPECTOR_PREFIX}/`, 'content-type': 'text/plain; charset=utf-8' });
     res.end(url === '/' ? 'See /_inspector/.\n' : 'Not found.\n');
   });
-  const host = flags.host ?? DEFAULT_HOST;
   const base = await new Promise<string>((resolve, reject) => {
     server.once('error', reject);
     server.listen(flags.port ?? 0, host, () => {
