@@ -356,7 +356,6 @@ function expectsContinue(req: IncomingMessage): boolean {
   return expect !== undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && CONTINUE.test(expect);
 }
 
-/** A refused request for a mounted page: a short text answer (the page is no API client). */
 function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record: RequestRecord, logger: Logger): void {
   if (res.destroyed || res.writableEnded) return;
   const gatewayError =
