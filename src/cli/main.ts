@@ -14,28 +14,9 @@ import type { InspectFlags } from './commands/inspect.js';
 import type { KeysNewFlags } from './commands/keys.js';
 import type { ModelsFlags } from './commands/models.js';
 import type { ReplayFlags } from './commands/replay.js';
+import type { ServeFlags } from './commands/serve.js';
 import { processIo, type CliIo } from './io.js';
 import type { ClientName } from './snippets.js';
-
-export interface ServeFlags {
-  config?: string;
-  host?: string;
-  port?: number;
-  verbose?: boolean;
-  logFile?: string;
-  /** False with `--no-log-bodies`. */
-  logBodies?: boolean;
-  color: boolean;
-  /** `--watch` / `--no-watch`; undefined when neither is given, which watches a config file when there is one. */
-  watch?: boolean;
-  /** False with `--no-inspector` (commander sets true otherwise). */
-  inspector?: boolean;
-  inspectorKeep?: number;
-  inspectorMemory?: number;
-  inspectorStreamBuffer?: number;
-  inspectorSessionIdle?: number;
-  inspectorSessionMax?: number;
-}
 
 function parseMs(value: string): number {
   const ms = Number(value);

@@ -13,7 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exchangeJson, type ExchangeJson } from '../log/exchange-json.js';
-import type { Mount, RequestObserver } from '../server/handle.js';
+import type { Mount, RequestObserver } from '../pipeline/context.js';
 import { loadAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
@@ -82,8 +82,8 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
 
   const watching = () => hub.watching || performance.now() - hub.lastLeftAt < graceMs;
   const observer: RequestObserver = {
-    // With no page open nothing is kept, not even a row: holding a few hundred records alive costs the
-    // garbage collector about a fifth of the gateway's CPU per request (measured), a price for nobody.
+    // With no page open nothing is kept, not even a row: records held alive make the garbage collector
+    // copy them on every collection, a price paid for nobody (docs/performance.md, "The inspector").
     requestStarted(record) {
       if (watching()) push(store.addLive(record));
     },

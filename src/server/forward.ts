@@ -25,8 +25,9 @@ import { planUpstream, type Plan } from '../translate/plan.js';
 import { renameModel } from '../translate/rename-model.js';
 import { addNumberField } from '../translate/add-field.js';
 import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
-import type { GatewayState } from './handle.js';
-import { captureUpstream, relay, type RelayContext, type Translation } from './relay.js';
+import type { GatewayState } from '../pipeline/context.js';
+import { relay } from './relay.js';
+import { captureUpstream, type RelayContext, type Translation } from './relay-context.js';
 import type { BodyTree } from './body-tree.js';
 import type { ByteBudget } from './load.js';
 import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
@@ -78,7 +79,7 @@ export function primaryRoute(state: GatewayState, group: KeyGroupConfig, protoco
 /**
  * The routes a state's requests took, by key group, protocol and model name. Everything about a route but the
  * features a request asks for follows from those, and working it out again (glob matches, the plan, the
- * group's checks) cost a cold request about 20 µs before its upstream call. A new state (a reload) starts
+ * group's checks) would delay every request's upstream call. A new state (a reload) starts
  * empty. Names come from clients and globs match without end, so each table keeps its first few.
  */
 const routeTables = new WeakMap<GatewayState, Map<KeyGroupConfig, Record<Protocol, Map<string, Route>>>>();
@@ -222,7 +223,7 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
   let failure: unknown;
   let attempts = 0;
   // Armed before the first call rather than after it: undici writes a call on a reused connection later in
-  // the same turn anyway, so arming after gained nothing (measured) for a flag's worth of state.
+  // the same turn anyway, so arming after would gain nothing for a flag's worth of state.
   f.armDeadline(provider.config.timeouts.totalMs);
   for (let attempt = 0; attempt <= retries; attempt++) {
     if (attempt > 0) {

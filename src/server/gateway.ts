@@ -17,7 +17,8 @@ import { newAuthThrottle } from '../auth/throttle.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
 import { newServerLoad } from './load.js';
-import { createHandler, type GatewayState, type HandlerDeps, type Mount, type RequestObserver } from './handle.js';
+import { createHandler } from './handle.js';
+import type { GatewayState, HandlerDeps, Mount, RequestObserver } from '../pipeline/context.js';
 
 export interface GatewayOptions {
   readonly config: Config;

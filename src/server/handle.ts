@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticateThrottled, type AuthThrottle } from '../auth/throttle.js';
+import { authenticateThrottled } from '../auth/throttle.js';
 import { checkGroupCaps } from '../auth/group-caps.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
@@ -17,12 +17,11 @@ import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { errorFamily, type Protocol } from '../protocols/types.js';
 import { CallAbort } from '../providers/abort.js';
-import type { Provider } from '../providers/types.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import { parseRequestBody, readBody } from './body.js';
 import { deadline, type Deadline } from './deadlines.js';
-import { byteBudget, enter, type ByteBudget, type ServerLoad } from './load.js';
-import type { Admission, Decision, LimitName, LimitStore } from '../limits/limit-store.js';
+import { byteBudget, type ByteBudget } from './load.js';
+import { hasLimits, takePlace } from '../pipeline/admit.js';
 import { modelsBody } from './models.js';
 import { checkServable, forward, primaryRoute, type Forwarding, type Route } from './forward.js';
 import { bodyTree } from './body-tree.js';
@@ -30,46 +29,7 @@ import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
 import { checkHostAndOrigin, pageAllowed } from './host-guard.js';
 import { printable, printableLines } from '../log/terminal-text.js';
-
-/** What a request is served with. Replaced as a whole on reload, so a request keeps the state it started with. */
-export interface GatewayState {
-  readonly config: Config;
-  readonly providers: ReadonlyMap<string, Provider>;
-}
-
-/** Told of every request as it starts and when it ends (the inspector is one). */
-export interface RequestObserver {
-  requestStarted?(record: RequestRecord): void;
-  requestEnded(record: RequestRecord): void;
-}
-
-/** Pages served beside the API on the same port (the inspector), by path prefix. Their requests are not logged. */
-export interface Mount {
-  readonly prefix: string;
-  handle(req: IncomingMessage, res: ServerResponse): void;
-}
-
-export interface HandlerDeps {
-  readonly logger: Logger;
-  readonly version: string;
-  /** Epoch ms the gateway started (the `created` of listed models). */
-  readonly startedAt: number;
-  /**
-   * Bytes of bodies to capture for the request starting now; 0 captures nothing (nobody will
-   * look). Asked per request: the inspector captures only while a page is watching.
-   */
-  readonly captureLimit: () => number;
-  readonly observers: readonly RequestObserver[];
-  readonly mounts: readonly Mount[];
-  /** Per-key-group limits, shared by every config generation. */
-  readonly limits: LimitStore;
-  /** What the whole gateway carries, shared by every config generation. */
-  readonly load: ServerLoad;
-  /** Failed authentications per client address, shared by every config generation. */
-  readonly authFailures: AuthThrottle;
-  /** Where the server listens, once it does: on a loopback address, Host must name this machine. */
-  readonly listening: { loopback: boolean };
-}
+import type { GatewayState, HandlerDeps } from '../pipeline/context.js';
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -227,8 +187,15 @@ async function proxy(
     }
   }
 
-  const admitting = admit(call, deps, config, group, operation);
-  if (admitting) await admitting;
+  const place = takePlace(deps, config.server);
+  call.leave = (r) => place.leave((r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0));
+  // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
+  if (operation === 'create' && hasLimits(group)) {
+    // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
+    const admitting = place.admit(group);
+    // A client that left while the store decided gets no body read and no upstream call.
+    if (admitting && !(await admitting)) return;
+  }
   const budget = byteBudget(deps.load, config.server);
   call.budget = budget;
   const leave = call.leave!;
@@ -308,46 +275,6 @@ function afterBody(
     primary,
   };
 }
-
-/**
- * Counts the request in against the server's cap and its key group's limits (model
- * calls only: counting tokens is cheap and often answered locally), and arranges for
- * it to be counted out, with the tokens it used, when it ends. Returns a promise only when
- * the limit store answers with one: most requests have nothing to wait for, and awaiting
- * anyway would cost them a trip through the microtask queue.
- */
-function admit(call: UpstreamCall, deps: HandlerDeps, config: Config, group: KeyGroupConfig, operation: string): Promise<void> | undefined {
-  enter(deps.load, config.server);
-  let admission: Admission | undefined;
-  call.leave = (r) => {
-    deps.load.active--;
-    admission?.end((r.usage?.inputTokens ?? 0) + (r.usage?.outputTokens ?? 0));
-  };
-  const limits = group.limits;
-  if (operation !== 'create' || (limits.requestsPerMinute ?? limits.concurrentRequests ?? limits.tokensPerMinute) === undefined) return undefined;
-  const decided = (decision: Decision): void => {
-    if (decision.ok) admission = decision.admission;
-    else throw overLimit(group, decision);
-  };
-  const pending = deps.limits.admit(group.name, limits, Date.now());
-  if (pending instanceof Promise) return pending.then(decided);
-  decided(pending);
-  return undefined;
-}
-
-function overLimit(group: KeyGroupConfig, decision: Extract<Decision, { ok: false }>): GatewayError {
-  const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-  return new GatewayError('rate_limit', `Key group '${group.name}' is over its limit of ${LIMIT_TEXT[decision.limit](decision.value)}; retry in ${seconds}s.`, {
-    code: 'rate_limit_exceeded',
-    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
-  });
-}
-
-const LIMIT_TEXT = {
-  requestsPerMinute: (n: number) => `${n} requests per minute`,
-  concurrentRequests: (n: number) => `${n} concurrent requests`,
-  tokensPerMinute: (n: number) => `${n} tokens per minute`,
-} as const satisfies Record<LimitName, (n: number) => string>;
 
 /** What Node takes for an `Expect: 100-continue` request (it then waits for the handler's writeContinue). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;

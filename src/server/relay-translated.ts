@@ -11,7 +11,7 @@ import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { wholeEvents } from '../sse/whole-events.js';
 import { capture, lastAttempt } from '../log/exchange.js';
-import { captureUpstream, eventTooLarge, streamFailure, type RelayContext, type Translation } from './relay.js';
+import { captureUpstream, eventTooLarge, streamFailure, type RelayContext, type Translation } from './relay-context.js';
 import { STREAM_HEADERS, captureResponse, writeOrPause } from './respond.js';
 import { readAll } from './upstream-body.js';
 

@@ -6,50 +6,22 @@
  * never a silent truncation. A stream goes out in whole events only (see
  * sse/whole-events.ts), so that frame never lands in the middle of one.
  */
-import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors.js';
-import type { RequestRecord } from '../log/record.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { lastUsageObject, parseJson } from '../protocols/json.js';
 import type { Protocol } from '../protocols/types.js';
 import type { StreamWatch } from '../protocols/stream-watch.js';
-import type { AbortState } from '../providers/abort.js';
-import { transportError } from '../providers/http.js';
 import { passBackHeaders } from '../providers/response-headers.js';
-import type { Provider, UpstreamResponse } from '../providers/types.js';
+import type { UpstreamResponse } from '../providers/types.js';
 import { createSseDecoder, type SseDecoder } from '../sse/parse.js';
 import { skippingDecoder } from '../sse/skip.js';
 import { wholeEvents } from '../sse/whole-events.js';
 import { relayTranslated } from './relay-translated.js';
+import { captureUpstream, eventTooLarge, streamFailure, type RelayContext } from './relay-context.js';
 import { STREAM_HEADERS, captureResponse, writeOrPause } from './respond.js';
 import { capture, lastAttempt, type UpstreamAttempt } from '../log/exchange.js';
 import { readAll } from './upstream-body.js';
-import type { TranslateContext } from '../translate/ir.js';
-import type { Translator } from '../translate/translator.js';
 
-
-export interface Translation {
-  readonly translator: Translator;
-  readonly ctx: TranslateContext;
-  /** The caller's request, which some results echo (Responses) or consult (Chat `include_usage`). */
-  readonly callerBody: Record<string, unknown>;
-  /** Whether the caller asked for a stream. */
-  readonly stream: boolean;
-  /** Gateway headers for the caller (what was translated, what was dropped). */
-  readonly headers: Record<string, string>;
-}
-
-export interface RelayContext {
-  readonly res: ServerResponse;
-  readonly protocol: Protocol;
-  readonly provider: Provider;
-  readonly record: RequestRecord;
-  /** The call's cancellation (a CallAbort in the gateway): only ever checked here. */
-  readonly signal: AbortState;
-  readonly translation: Translation | undefined;
-  /** `server.maxResponseBytes`: the most of one answer (or of one stream event) held. */
-  readonly maxResponseBytes: number;
-}
 
 /**
  * Relays a 2xx answer (failures are handled by forward.ts, which may still retry them). Not
@@ -112,35 +84,6 @@ function sendWhole(
   ctx.record.usage = protocolSpecs[ctx.protocol].usage(usage ? { usage } : parseJson(body.toString('utf8')));
 }
 
-/** Adds a piece of the upstream's answer to the attempt being relayed, stamped with its arrival. */
-export function captureUpstream(ctx: RelayContext, attempt: UpstreamAttempt, data: Buffer | string): void {
-  const t = performance.now() - ctx.record.start;
-  capture(ctx.record.exchange!, attempt.response, t, data);
-  attempt.durationMs = t - attempt.t;
-}
-
-/**
- * Why a stream broke off, as the client should read it; undefined when the client
- * left (nobody to tell). The total-time cap aborts with its own GatewayError.
- */
-export function streamFailure(cause: Error, ctx: RelayContext): GatewayError | undefined {
-  if (ctx.res.destroyed) return undefined;
-  const reason: unknown = ctx.signal.reason;
-  if (ctx.signal.aborted) return reason instanceof GatewayError ? reason : undefined;
-  const mapped = transportError(cause, ctx.provider.config);
-  const detail = mapped instanceof GatewayError ? `: ${mapped.message}` : '.';
-  const kind = mapped instanceof GatewayError && mapped.kind === 'timeout' ? 'timeout' : 'upstream_error';
-  return new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);
-}
-
-/** A stream event past `server.maxResponseBytes`: the stream stops there. */
-export function eventTooLarge(ctx: RelayContext): GatewayError {
-  return new GatewayError(
-    'upstream_error',
-    `Provider '${ctx.provider.id}' sent a stream event larger than the gateway's limit of ${ctx.maxResponseBytes} bytes (server.maxResponseBytes).`,
-  );
-}
-
 /** What follows a passthrough stream for the log: its protocol's watcher, and a decoder that skips what it ignores. */
 interface Follower {
   readonly watch: StreamWatch;
@@ -155,7 +98,7 @@ function newFollower(protocol: Protocol): Follower {
 function pipeStream(upstream: UpstreamResponse, headers: Record<string, string | number>, ctx: RelayContext): Promise<void> {
   const { res, record } = ctx;
   const body = upstream.body;
-  // The watcher and its decoder are made once the first chunk is out: 10–15 µs sooner first byte on a cold stream.
+  // The watcher and its decoder are made once the first chunk is out, so making them does not delay the first byte.
   let follower: Follower | undefined;
   const follow = (): Follower => (follower ??= newFollower(ctx.protocol));
   const attempt = lastAttempt(record.exchange);
@@ -168,7 +111,7 @@ function pipeStream(upstream: UpstreamResponse, headers: Record<string, string |
   res.writeHead(upstream.status, sent);
   // The client should see the upstream's headers as soon as they arrive, even before its first event.
   // When that event came with them (as it usually does), the headers go out with it, in one write:
-  // a write of their own cost a serial stream about 60 us before its first byte on these VMs.
+  // a write of their own would delay that first event.
   if (body.readableLength === 0) res.flushHeaders();
 
   const events = wholeEvents(ctx.maxResponseBytes);

@@ -32,6 +32,7 @@ export interface StartOptions {
   readonly captureWhile?: GatewayOptions['captureWhile'];
   readonly observers?: GatewayOptions['observers'];
   readonly mounts?: GatewayOptions['mounts'];
+  readonly limitStore?: GatewayOptions['limitStore'];
 }
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
@@ -52,6 +53,7 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     ...(options.captureWhile ? { captureWhile: options.captureWhile } : {}),
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.mounts ? { mounts: options.mounts } : {}),
+    ...(options.limitStore ? { limitStore: options.limitStore } : {}),
   });
   options.beforeListen?.(gateway);
   const url = await gateway.listen(0, '127.0.0.1');

@@ -13,8 +13,27 @@ import { VERSION } from '../../version.js';
 import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
-import type { ServeFlags } from '../main.js';
 import { watchConfig, type ConfigWatcher } from '../watch-config.js';
+
+export interface ServeFlags {
+  config?: string;
+  host?: string;
+  port?: number;
+  verbose?: boolean;
+  logFile?: string;
+  /** False with `--no-log-bodies`. */
+  logBodies?: boolean;
+  color: boolean;
+  /** `--watch` / `--no-watch`; undefined when neither is given, which watches a config file when there is one. */
+  watch?: boolean;
+  /** False with `--no-inspector` (commander sets true otherwise). */
+  inspector?: boolean;
+  inspectorKeep?: number;
+  inspectorMemory?: number;
+  inspectorStreamBuffer?: number;
+  inspectorSessionIdle?: number;
+  inspectorSessionMax?: number;
+}
 
 const HOUR_MS = 60 * 60 * 1000;
 

@@ -1,0 +1,111 @@
+/**
+ * A model request's place in what the gateway allows at once: the server's cap on requests
+ * in progress, then its key group's limits in the `LimitStore`. A store may answer later
+ * (over the network), so the client may leave before the answer arrives, or the store may
+ * fail. Whatever the order, the server's count is given back once and every admission the
+ * store grants is ended exactly once.
+ */
+import type { KeyGroupConfig, ServerConfig } from '../config/types.js';
+import { GatewayError } from '../errors.js';
+import { printable } from '../log/terminal-text.js';
+import type { Admission, Decision, LimitName } from '../limits/limit-store.js';
+import { enter } from '../server/load.js';
+import type { HandlerDeps } from './context.js';
+
+export type AdmitDeps = Pick<HandlerDeps, 'load' | 'limits' | 'logger'>;
+
+/** A request counted in against the server's cap, which may then ask its key group's limits. */
+export interface Place {
+  /**
+   * Asks the limit store whether a request of `group` may start. Returns nothing when the store
+   * admitted it at once; throws a 429 when refused and a 503 when the store failed. When the
+   * store answers with a promise, returns one that resolves true once admitted, false when the
+   * client left first (the admission, if any, is then ended at once with 0 tokens: nothing was
+   * used), or rejects with the same errors.
+   */
+  admit(group: KeyGroupConfig): Promise<boolean> | undefined;
+  /** Gives the place back, with the tokens the request used; the first call counts, later ones do nothing. */
+  leave(tokens: number): void;
+}
+
+/** Counts a model request in; throws 503 when the gateway is at `server.maxConcurrentRequests`. */
+export function takePlace(deps: AdmitDeps, server: ServerConfig): Place {
+  enter(deps.load, server);
+  let left = false;
+  let admission: Admission | undefined;
+  // A store's end() runs inside the response's close listener: what it throws must not take the server down.
+  const end = (a: Admission, tokens: number) => {
+    try {
+      a.end(tokens);
+    } catch (err) {
+      deps.logger.info(`the limit store failed to end an admission: ${messageOf(err)}`);
+    }
+  };
+  const unavailable = (err: unknown) => {
+    deps.logger.info(`the limit store failed: ${messageOf(err)}`);
+    return storeUnavailable(err);
+  };
+  return {
+    admit(group) {
+      const decided = (decision: Decision): boolean => {
+        if (!decision.ok) throw overLimit(group, decision);
+        if (left) {
+          end(decision.admission, 0);
+          return false;
+        }
+        admission = decision.admission;
+        return true;
+      };
+      let pending: Decision | Promise<Decision>;
+      try {
+        pending = deps.limits.admit(group.name, group.limits, Date.now());
+      } catch (err) {
+        throw unavailable(err);
+      }
+      if (pending instanceof Promise) {
+        return pending.then(decided, (err: unknown) => {
+          throw unavailable(err);
+        });
+      }
+      decided(pending);
+      return undefined;
+    },
+    leave(tokens) {
+      if (left) return;
+      left = true;
+      deps.load.active--;
+      if (admission) end(admission, tokens);
+    },
+  };
+}
+
+/** Whether a request of `group` must ask the limit store at all. */
+export const hasLimits = (group: KeyGroupConfig): boolean => {
+  const limits = group.limits;
+  return (limits.requestsPerMinute ?? limits.concurrentRequests ?? limits.tokensPerMinute) !== undefined;
+};
+
+// Fails closed: a limit that cannot be checked is not waived. A store that should fail open admits on its own errors.
+function storeUnavailable(cause: unknown): GatewayError {
+  return new GatewayError('overloaded', 'The gateway cannot check its key-group limits right now (the limit store is unavailable); retry shortly.', {
+    code: 'limit_store_unavailable',
+    headers: { 'retry-after': '1' },
+    cause,
+  });
+}
+
+function overLimit(group: KeyGroupConfig, decision: Extract<Decision, { ok: false }>): GatewayError {
+  const seconds = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  return new GatewayError('rate_limit', `Key group '${group.name}' is over its limit of ${LIMIT_TEXT[decision.limit](decision.value)}; retry in ${seconds}s.`, {
+    code: 'rate_limit_exceeded',
+    headers: { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(decision.retryAfterMs)) },
+  });
+}
+
+const LIMIT_TEXT = {
+  requestsPerMinute: (n: number) => `${n} requests per minute`,
+  concurrentRequests: (n: number) => `${n} concurrent requests`,
+  tokensPerMinute: (n: number) => `${n} tokens per minute`,
+} as const satisfies Record<LimitName, (n: number) => string>;
+
+const messageOf = (err: unknown): string => printable(err instanceof Error ? err.message : String(err));

@@ -1,0 +1,67 @@
+/**
+ * What both relays (passthrough, relay.ts; translated, relay-translated.ts)
+ * are handed, and the steps they share: capturing the upstream's answer and
+ * naming why a stream stopped.
+ */
+import type { ServerResponse } from 'node:http';
+import { GatewayError } from '../errors.js';
+import { capture, type UpstreamAttempt } from '../log/exchange.js';
+import type { RequestRecord } from '../log/record.js';
+import type { Protocol } from '../protocols/types.js';
+import type { AbortState } from '../providers/abort.js';
+import { transportError } from '../providers/http.js';
+import type { Provider } from '../providers/types.js';
+import type { TranslateContext } from '../translate/ir.js';
+import type { Translator } from '../translate/translator.js';
+
+export interface Translation {
+  readonly translator: Translator;
+  readonly ctx: TranslateContext;
+  /** The caller's request, which some results echo (Responses) or consult (Chat `include_usage`). */
+  readonly callerBody: Record<string, unknown>;
+  /** Whether the caller asked for a stream. */
+  readonly stream: boolean;
+  /** Gateway headers for the caller (what was translated, what was dropped). */
+  readonly headers: Record<string, string>;
+}
+
+export interface RelayContext {
+  readonly res: ServerResponse;
+  readonly protocol: Protocol;
+  readonly provider: Provider;
+  readonly record: RequestRecord;
+  /** The call's cancellation (a CallAbort in the gateway): only ever checked here. */
+  readonly signal: AbortState;
+  readonly translation: Translation | undefined;
+  /** `server.maxResponseBytes`: the most of one answer (or of one stream event) held. */
+  readonly maxResponseBytes: number;
+}
+
+/** Adds a piece of the upstream's answer to the attempt being relayed, stamped with its arrival. */
+export function captureUpstream(ctx: RelayContext, attempt: UpstreamAttempt, data: Buffer | string): void {
+  const t = performance.now() - ctx.record.start;
+  capture(ctx.record.exchange!, attempt.response, t, data);
+  attempt.durationMs = t - attempt.t;
+}
+
+/**
+ * Why a stream broke off, as the client should read it; undefined when the client
+ * left (nobody to tell). The total-time cap aborts with its own GatewayError.
+ */
+export function streamFailure(cause: Error, ctx: RelayContext): GatewayError | undefined {
+  if (ctx.res.destroyed) return undefined;
+  const reason: unknown = ctx.signal.reason;
+  if (ctx.signal.aborted) return reason instanceof GatewayError ? reason : undefined;
+  const mapped = transportError(cause, ctx.provider.config);
+  const detail = mapped instanceof GatewayError ? `: ${mapped.message}` : '.';
+  const kind = mapped instanceof GatewayError && mapped.kind === 'timeout' ? 'timeout' : 'upstream_error';
+  return new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);
+}
+
+/** A stream event past `server.maxResponseBytes`: the stream stops there. */
+export function eventTooLarge(ctx: RelayContext): GatewayError {
+  return new GatewayError(
+    'upstream_error',
+    `Provider '${ctx.provider.id}' sent a stream event larger than the gateway's limit of ${ctx.maxResponseBytes} bytes (server.maxResponseBytes).`,
+  );
+}
