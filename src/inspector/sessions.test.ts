@@ -47,12 +47,15 @@ async function signIn(link = inspector.link(gw.url)): Promise<string> {
 
 const list = async (cookie: string) => (await call(`${gw.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).status;
 
-/** Opens the event stream; resolves when the server ends it. */
-function openStream(cookie: string): Promise<{ status: number; ended: Promise<void> }> {
+/** Opens the event stream; `ended` resolves when the server ends it, `pings` counts the heartbeats received. */
+function openStream(cookie: string): Promise<{ status: number; ended: Promise<void>; pings: () => number }> {
   return new Promise((resolve, reject) => {
     const req = request(`${gw.url}/_inspector/api/events`, { headers: { cookie } }, (res: IncomingMessage) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, ended: new Promise((r) => res.once('close', () => r())) });
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      const pings = () => text.split(': ping\n\n').length - 1;
+      resolve({ status: res.statusCode ?? 0, ended: new Promise((r) => res.once('close', () => r())), pings });
     });
     req.once('error', reject);
     req.end();
@@ -90,10 +93,12 @@ describe('inspector sessions', () => {
     expect(stream.status).toBe(200);
     let ended = false;
     void stream.ended.then(() => (ended = true));
-    // Three idle times pass with the page open: each heartbeat counts as use.
+    // Three idle times pass with the page open: each heartbeat counts as use. The second heartbeat
+    // received after a step was sent after it (the first may have been on its way already).
     for (let i = 0; i < 6; i++) {
       advance(IDLE / 2);
-      await new Promise((r) => setTimeout(r, 120));
+      const seen = stream.pings();
+      await expect.poll(stream.pings).toBeGreaterThanOrEqual(seen + 2);
     }
     expect(ended).toBe(false);
     expect(await list(cookie)).toBe(200);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Chalk } from 'chalk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { capture, newExchange } from './exchange.js';
 import { createLogger } from './logger.js';
 import type { RequestRecord } from './record.js';
@@ -31,8 +31,7 @@ describe('createLogger', () => {
     await new Promise((r) => setImmediate(r));
     logger.request(record(3));
     expect(writes).toEqual([]);
-    await new Promise((r) => setTimeout(r, 40));
-    expect(writes).toHaveLength(1);
+    await vi.waitFor(() => expect(writes).toHaveLength(1));
     expect(writes[0]!.trim().split('\n').map((l) => l.split(' ')[1])).toEqual(['200', '200', '200']);
     expect(writes[0]).toMatch(/m → p\/u dev:abcd1234 12ms\n.*\n.*12ms\n$/);
   });
@@ -46,9 +45,11 @@ describe('createLogger', () => {
     logger.request(record(1));
     logger.request(broken);
     logger.request(record(3));
-    await new Promise((r) => setTimeout(r, 40));
-    const lines = writes.join('').trim().split('\n');
-    expect(lines).toHaveLength(3);
+    const lines = await vi.waitFor(() => {
+      const printed = writes.join('').trim().split('\n');
+      expect(printed).toHaveLength(3);
+      return printed;
+    });
     expect(lines[1]).toBe('could not log req_2: no path');
     expect(lines[2]).toMatch(/ 200 POST \/v1\/messages m/);
   });

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -45,7 +46,7 @@ describe('CallAbort', () => {
     try {
       const a = new CallAbort();
       const pending = pool.request({ origin, path: '/', method: 'POST', body: '{}', signal: a });
-      await new Promise((r) => setTimeout(r, 50));
+      await once(server, 'request');
       expect(a.listenerCount('abort')).toBe(1);
       const reason = new GatewayError('timeout', 'late');
       a.abort(reason);

@@ -81,9 +81,8 @@ describe('a streamed answer (a request that asked for a stream)', () => {
       res.end(sse(1) + sse(2));
     };
     const res = await send('burst');
-    // The whole answer has been parsed by now; nothing may be lost for a reader that comes late.
-    await tick(20);
-    expect(res.body.readableLength).toBe((sse(1) + sse(2)).length);
+    // Once the whole answer has been parsed, nothing may be lost for a reader that comes late.
+    await expect.poll(() => res.body.readableLength).toBe((sse(1) + sse(2)).length);
     expect(await read(res.body).done).toEqual({ text: sse(1) + sse(2) });
   });
 
@@ -106,8 +105,9 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     const { chunks, done } = read(res.body, (_chunk, count) => {
       if (count === 1) res.body.pause();
     });
+    // The wait is the test: however long the reader stays paused, the upstream is held back by TCP,
+    // and the body holds little.
     await tick(150);
-    // Paused: the upstream is held back by TCP, and the body holds little.
     expect(chunks).toHaveLength(1);
     expect(written).toBeLessThan(pieces);
     expect(res.body.readableLength).toBeLessThan(1024 * 1024);
@@ -128,6 +128,7 @@ describe('a streamed answer (a request that asked for a stream)', () => {
       pump();
     };
     const res = await send('flood');
+    // The wait is the test: however long no reader comes, what the body holds stays bounded.
     await tick(150);
     expect(res.body.readableLength).toBeGreaterThan(0);
     expect(res.body.readableLength).toBeLessThan(512 * 1024);
@@ -200,6 +201,7 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     });
     res.body.once('end', () => events.push('end'));
     res.body.once('error', () => events.push('error'));
+    // The wait is the test: nothing may follow the destroy, not even once the connection is gone.
     await tick(100);
     expect(events).toEqual(['data']);
     expect(sockets.endless!.destroyed).toBe(true);
@@ -222,8 +224,7 @@ describe('a streamed answer (a request that asked for a stream)', () => {
       res.on('close', () => clearInterval(timer));
     };
     for await (const chunk of (await send('endless')).body) if (chunk.length > 0) break;
-    await tick(50);
-    expect(sockets.endless!.destroyed).toBe(true);
+    await expect.poll(() => sockets.endless!.destroyed).toBe(true);
   });
 
   it('gives an error answer to readText, and keeps the connection for the next call', async () => {
@@ -234,6 +235,7 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     const res = await send('limited');
     expect(res.status).toBe(429);
     expect(await readText(res, 1000, new AbortController().signal)).toBe('{"error":{"message":"slow down"}}');
+    // The wait is the test: a connection given up on would be destroyed by now.
     await tick(20);
     expect(sockets.limited!.destroyed).toBe(false);
   });

@@ -3,6 +3,15 @@ import { deadline } from './deadlines.js';
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Sets a deadline that runs `then` and resolves the promise it returns when it fires. */
+const firing = (ms: number, then: () => void = () => undefined) =>
+  new Promise<void>((resolve) =>
+    deadline(ms, () => {
+      then();
+      resolve();
+    }),
+  );
+
 describe('deadlines', () => {
   it('fire after their time, in order, unless cancelled', async () => {
     const fired: string[] = [];
@@ -17,9 +26,10 @@ describe('deadlines', () => {
     const c = deadline(20, mark('c'));
     a.cancel();
     a.cancel();
-    deadline(60, mark('d'));
+    const d = firing(60, mark('d'));
     c.cancel();
-    await wait(100);
+    // The last to fire: every other one was due before it.
+    await d;
     expect(fired).toEqual(['b', 'd']);
     expect(at.b).toBeGreaterThanOrEqual(39);
     expect(at.d).toBeGreaterThanOrEqual(59);
@@ -29,23 +39,31 @@ describe('deadlines', () => {
     const fired: number[] = [];
     const start = performance.now();
     const first = deadline(30, () => fired.push(-1));
+    // The next entry of the same lane is set later than the first, so it is due after it.
     await wait(10);
-    deadline(30, () => fired.push(performance.now() - start));
+    const second = firing(30, () => fired.push(performance.now() - start));
     first.cancel();
-    await wait(80);
+    await second;
     expect(fired).toHaveLength(1);
     expect(fired[0]).toBeGreaterThanOrEqual(39);
   });
 
   it('cancelling after firing does nothing', async () => {
     let n = 0;
-    const d = deadline(5, () => n++);
-    await wait(30);
-    d.cancel();
+    const set = () => {
+      let handle!: ReturnType<typeof deadline>;
+      const fired = new Promise<void>((resolve) => (handle = deadline(5, () => (n++, resolve()))));
+      return { handle, fired };
+    };
+    const d = set();
+    await d.fired;
+    d.handle.cancel();
     expect(n).toBe(1);
-    const e = deadline(5, () => n++);
-    await wait(30);
+    // The lane still works after it.
+    const e = set();
+    await e.fired;
     expect(n).toBe(2);
-    e.cancel();
+    e.handle.cancel();
+    expect(n).toBe(2);
   });
 });

@@ -121,6 +121,7 @@ describe('Gateway.reload', () => {
       await within(backToA.retired, 1000, 'the state of the B request to retire');
       let aRetired = false;
       void toB.retired.then(() => (aRetired = true));
+      // The wait is the test: A's state may not retire while a request on it is still streaming.
       await new Promise((r) => setTimeout(r, 20));
       expect(aRetired).toBe(false);
 

@@ -120,7 +120,7 @@ describe('a closed stdout', () => {
       for (const a of answers) expect(a.choices[0]?.message.content).toBe('Hello from upstream');
       await new Promise((r) => setTimeout(r, 30));
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => (gone || /stdout closed/.test(stderr) ? true : undefined), 'the notice that stdout closed');
     expect(gone).toBe(false);
     expect(stderr).not.toMatch(CRASH);
     expect(stderr).toMatch(/stdout closed/);

@@ -305,9 +305,12 @@ describe('a client that leaves while the gateway waits to retry', () => {
       body: chat('gpt-test'),
       signal: controller.signal,
     }).catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 200));
+    // The first attempt's 500 is out: the gateway now waits the 800 ms it asks for.
+    await expect.poll(() => upstream.received.length).toBe(1);
+    expect(await upstream.received[0]!.aborted).toBe(false);
     controller.abort();
     await pending;
+    // The wait is the test: past the retry's due time, no second attempt may have reached the upstream.
     await new Promise((r) => setTimeout(r, 1200));
     expect(upstream.received).toHaveLength(1);
   });

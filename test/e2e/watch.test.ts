@@ -175,6 +175,7 @@ describe('serve --watch', () => {
     // 5. Saving the same content does nothing; the next real change is config #4, a new credential.
     mark = h.stdout().length;
     writeFileSync(file, json(config({ model: { provider: 'a' }, a: { apiKey: 'sk-a-secret-one-1111' } })));
+    // Two debounce periods: the unchanged save is looked at on its own, and must print nothing.
     await new Promise((r) => setTimeout(r, 300));
     writeFileSync(file, json(config({ model: { provider: 'a' }, a: { apiKey: 'sk-a-secret-two-2222' } })));
     out = await printed(h, mark, 'reloaded gateway.config.json (config #4): 1 change');

@@ -39,6 +39,10 @@ async function expectServedPromptly(gw: TestGateway): Promise<void> {
 /** Opens `n` connections that never send a byte. */
 const openSilent = (gw: TestGateway, n: number) => Promise.all(Array.from({ length: n }, () => RawClient.open(gw.url)));
 
+/** The connections the gateway's server holds now (a client's connect may come before the server's accept). */
+const serverConnections = (gw: TestGateway) =>
+  new Promise<number>((resolve, reject) => gw.gateway.server.getConnections((err, count) => (err ? reject(err) : resolve(count))));
+
 /** A chat stream from the upstream: one frame every `everyMs`, `count` frames in all. */
 const slowStream =
   (count: number, everyMs: number): Behaviour =>
@@ -76,6 +80,7 @@ describe('connections that send nothing, and idle keep-alive', () => {
   it('connections that never send a byte are closed after headersTimeoutMs, not before', async () => {
     const silent = await openSilent(gw, 20);
     clients.push(...silent);
+    // The wait is the test: halfway through headersTimeoutMs every connection must still be open.
     await sleep(150);
     expect(silent.filter((c) => c.isOpen)).toHaveLength(20);
     expect(await eventually(() => silent.every((c) => !c.isOpen), 3000)).toBe(true);
@@ -130,7 +135,7 @@ describe('maxConnections', () => {
     const gw = await gateway({ headersTimeoutMs: 20_000, maxConnections: 50 });
     const silent = await openSilent(gw, 40);
     clients.push(...silent);
-    await sleep(50);
+    await expect.poll(() => serverConnections(gw)).toBe(40);
     const config = gw.gateway.state.config;
     gw.gateway.reload({ ...config, server: { ...config.server, maxConnections: 10, keepAliveTimeoutMs: 300 } });
     expect(await eventually(() => silent.filter((c) => c.isOpen).length <= 10)).toBe(true);
