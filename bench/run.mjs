@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: the gateway against a bare forwarder and direct calls, in one
- * run, interleaved (issue 4, docs/performance.md in shared/).
+ * run, interleaved (the method is described in bench/README.md).
  *
  * Each round starts fresh processes: the fake upstream, then in a rotated order
  * "direct" (the upstream itself), the reference forwarder and the gateway, each

@@ -1,6 +1,6 @@
 /**
  * The request bodies the benchmark sends, built from the repo's client
- * fixtures (test/fixtures/clients, copies of ../shared/fixtures/clients).
+ * fixtures (test/fixtures/clients).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/clients/', import.meta.url));
 const fixture = (name) => JSON.parse(readFileSync(`${FIXTURES}${name}`, 'utf8'));
 
-/** A ~300 B OpenAI chat request (the shape of docs/performance.md's `oa-fast.json`). */
+/** A ~300 B OpenAI chat request (a short chat turn, as an SDK sends it). */
 export function smallChat(model, stream) {
   return {
     model,

@@ -45,7 +45,7 @@ export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): strin
   return undefined;
 }
 
-// The one-shot hash makes no Hash object: about a third of createHash's cost for a key-sized input.
+// The one-shot hash makes no Hash object, which for a key-sized input is most of createHash's cost.
 // (Its 'buffer' output is slower than 'hex' on Node 20, so the digests are compared as hex text.)
 export const digestKey = (key: string): string => hash('sha256', key, 'hex');
 
@@ -72,8 +72,8 @@ const byConnection = new WeakMap<object, ConnectionKey>();
 /**
  * The caller's key. `connection` (the request's socket) remembers the key it last authenticated
  * with under this config: SDKs keep their connections alive and send the same key on each
- * request, which then costs a comparison rather than a sha256 (cold, after the idle time
- * between an assistant's requests, that hash took ~30 µs of a request's latency). The
+ * request, which then costs a comparison rather than a sha256 (which, cold after the idle time
+ * between an assistant's requests, adds to the request's latency). The
  * comparison is constant-time too: a connection shared by several callers (a proxy in front)
  * must not let one learn another's key from how long a wrong guess takes. A reload makes a new
  * Config, so a key removed from it is checked again.

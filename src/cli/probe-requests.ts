@@ -2,7 +2,7 @@
  * The tiny requests `check --probe` sends, in each protocol's own shape, and how their
  * answers are read: a short reply, the same as a stream, and one offered tool that
  * `tool_choice` forces. Output is capped so a probe costs a few tokens.
- * @see ../../../shared/docs/protocols.md
+ * @see https://platform.openai.com/docs/api-reference/chat/create, https://platform.openai.com/docs/api-reference/responses/create, https://docs.anthropic.com/en/api/messages
  */
 import type { ProviderType } from '../config/types.js';
 import { isObject } from '../protocols/shallow.js';

@@ -2,7 +2,7 @@
  * What each client needs to reach the gateway: environment variables and, for Codex,
  * a config.toml provider block. One source for `model-gateway env` (export lines to
  * paste) and the `serve` banner (one-line hints).
- * @see ../../../shared/docs/clients.md section 1
+ * @see README.md, "Pointing clients at the gateway"
  */
 import type { Config, ServerConfig } from '../config/types.js';
 import { shellQuote } from '../inspector/shared/shell.js';

@@ -1,14 +1,13 @@
 /**
  * The `--log-file` line of a request: `JSON.stringify(exchangeJson(record))`,
  * written without building that object. Decoding a body only to encode it again
- * was most of the cost of a line (a 100 KB agent request was parsed and
- * re-stringified twice, as the client's request and as the upstream's), so a
- * captured body that already is one line of valid JSON goes into the line as its
- * own bytes, and a stream's events keep their JSON data as written. Parsing the
+ * would dominate the cost of a line (a body appears twice: as the client's request
+ * and as the upstream's), so a captured body that already is one line of valid JSON
+ * goes into the line as its own bytes, and a stream's events keep their JSON data as written. Parsing the
  * line gives exactly what parsing the `exchangeJson` form gives; only the
  * spelling inside such bodies may differ (the client's spaces, `\u00e9` kept as
  * sent). Anything else (text, a truncated capture, invalid UTF-8, JSON with
- * line breaks or tabs) is encoded by `bodyJson` as before.
+ * line breaks or tabs) is encoded by `bodyJson`. Figures: docs/performance.md, "Logging".
  *
  * This mirrors the shape of `exchangeJson` and `bodyJson` (exchange-json.ts);
  * jsonl.test.ts checks that the two agree, so a change there must be made here too.
@@ -31,7 +30,7 @@ export type LineParts = (string | Buffer)[];
  * facts only, even when the exchange was captured (for --verbose or the inspector).
  */
 export function exchangeLine(r: RequestRecord, bodies = true): LineParts {
-  // The facts in one JSON.stringify of one object: a third of the allocation of writing them field by field.
+  // The facts in one JSON.stringify of one object: it allocates less than writing them field by field.
   const facts = JSON.stringify(recordFacts(r, isoTime(r.startedAt)));
   if (!r.exchange || !bodies) return [`${facts}\n`];
   const line = new Line();

@@ -45,10 +45,9 @@ export function createLogger(options: LoggerOptions): Logger {
     // A log file that cannot be written must not take the gateway down.
     file.on('error', (err) => out.write(chalk.red(`log file ${printable(options.logFile ?? '')}: ${printable(err.message)}\n`)));
   }
-  // Records wait LINE_BATCH_MS and are then formatted and written together, off the request path.
-  // Formatted as each response closed, the log cost 25-55 us of the gateway's 150-180 us per small
-  // request under the benchmark's load (against no log at all), though a line takes about 4 us to
-  // format in a loop; batched, about 12 us. A timer, unlike a per-turn setImmediate, also lets the
+  // Records wait LINE_BATCH_MS and are then formatted and written together, off the request path: a line
+  // formatted as each response closes costs the request far more than the same line in a batch
+  // (docs/performance.md, "Logging"). A timer, unlike a per-turn setImmediate, also lets the
   // event loop block in its poll when there is nothing else to do.
   let pending: RequestRecord[] = [];
   let lineTimer: NodeJS.Timeout | undefined;
@@ -72,11 +71,8 @@ export function createLogger(options: LoggerOptions): Logger {
     if (parts.length > 0) addEntries(parts);
   };
   // Log-file entries wait longer, for FILE_BATCH_MS or FILE_BATCH_BYTES: each write is a trip to
-  // libuv's thread pool. They wait as bytes: a batch's lines kept as strings for up to 50 ms outlived
-  // young-generation collections, each of which copied them, and were then promoted to the old
-  // generation. Under the benchmark's small-request load the log file cost about 20 us of CPU per
-  // request (main and GC threads, against the same build writing no log file), though formatting a
-  // line takes about 2 us; held as bytes, peak RSS fell from 140 to 124 MB.
+  // libuv's thread pool. They wait as bytes: lines kept as strings that long outlive young-generation
+  // collections, each of which copies them, and are then promoted to the old generation.
   let entries: Buffer[] = [];
   let entryBytes = 0;
   let fileTimer: NodeJS.Timeout | undefined;
@@ -141,8 +137,8 @@ const WRITE_AS_IS = 16 * 1024;
 function packParts(parts: LineParts): Buffer[] {
   const out: Buffer[] = [];
   let run: Buffer[] = [];
-  // Text is gathered in an array and joined once: `+=` over a batch's thousands of pieces built a
-  // deep tree of string halves, which Buffer.from then had to walk to flatten.
+  // Text is gathered in an array and joined once: `+=` over a batch's thousands of pieces builds a
+  // deep tree of string halves, which Buffer.from then has to walk to flatten.
   let texts: string[] = [];
   const endText = () => {
     if (texts.length > 0) run.push(Buffer.from(texts.length === 1 ? texts[0]! : texts.join('')));

@@ -6,9 +6,8 @@ const TRANSCODE_FROM = 16 * 1024;
 
 /**
  * The text `raw.toString('utf8')` gives, sooner. V8's own decoder is fast on ASCII but takes the
- * slow road through the whole text once it meets any other character: 380 µs for Claude Code's
- * 100 KB request with 1,400 non-ASCII bytes in it, against 12 µs for the same bytes all ASCII.
- * ICU's transcoder to UTF-16, read back as such, does that text in 220 µs. Invalid UTF-8 (whose
+ * slow road through the whole text once it meets any other character, where ICU's transcoder to
+ * UTF-16, read back as such, is quicker (docs/performance.md, "Decoding large bodies"). Invalid UTF-8 (whose
  * replacement characters ICU may count differently) and Node without ICU take the plain decoder.
  */
 export function decodeUtf8(raw: Buffer): string {

@@ -1,7 +1,8 @@
 /**
  * Renders a GatewayError in the caller's protocol: a JSON body before the
  * response started, or an in-band stream frame after.
- * @see ../../../shared/docs/protocols.md sections D1, D2, D5
+ * @see https://platform.openai.com/docs/guides/error-codes, https://docs.anthropic.com/en/api/errors
+ * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  */
 import type { ErrorKind, GatewayError } from '../errors.js';
 import { errorFamily, type ErrorFamily, type Protocol } from './types.js';
@@ -93,7 +94,7 @@ export function messagesStreamErrorFrame(err: GatewayError): string {
 
 /**
  * Responses: an `error` event carrying both the documented flat fields and the
- * nested `error` object seen in production (protocols.md D5), then
+ * nested `error` object seen in production, then
  * `response.failed` when a response was announced, so strict parsers of either
  * shape and both SDK majors see the failure.
  */

@@ -1,9 +1,8 @@
 /**
  * Cancelling one request's upstream call: by the client leaving, or by the provider's
- * total-time cap. On Node 20 creating an AbortSignal costs several microseconds (it is
- * an EventTarget, set up for transfer between threads), and undici's add and remove of
- * its listener on one cost about as much again: together a few percent of a small
- * request's CPU. undici takes an EventEmitter as its signal too, so this is one, and the
+ * total-time cap. An AbortSignal is an EventTarget set up for transfer between threads,
+ * costly to create and to listen on for every request, while undici takes an EventEmitter
+ * as its signal too (docs/performance.md, "Cancelling upstream calls"). So this is one, and the
  * real AbortSignal is only made for the few that need one (a retry's sleep, the echo
  * provider, reading an error body), when they ask.
  */

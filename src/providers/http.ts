@@ -2,8 +2,8 @@
  * The provider for everything reached over HTTP: one undici keep-alive Pool per
  * provider (a provider has one origin), with the provider's timeouts. Calling the
  * pool with a precomputed path skips what `undici.request(url)` does per call
- * (URL parsing, the Agent's pool lookup): about a fifth of the gateway's own CPU
- * per small request in the benchmark's profile. Answers come through `dispatch` and a handler of
+ * (URL parsing, the Agent's pool lookup), a large share of a small request's CPU
+ * (docs/performance.md, "Upstream client"). Answers come through `dispatch` and a handler of
  * our own, without a Readable: read whole for a request that asked for no stream
  * (whole-answer.ts), handed on chunk by chunk for one that did (streamed-answer.ts).
  */

@@ -4,11 +4,8 @@
  * chunk to its reader as undici parses it.
  *
  * `Dispatcher#request` gives the body as a Readable, whose every chunk goes through the stream's
- * buffer, a 'data' event and, for most steps, a process.nextTick. A coding assistant's answer is a
- * few hundred such chunks. The benchmark's reference forwarder, changed from `request` and `pipe`
- * to such a handler, used about a tenth less CPU per 50-chunk stream (4 fresh processes each); the
- * gateway 0.93x [0.75x-0.98x] of its previous build's (`bench/ab.mjs --only stream`, 6 fresh
- * processes each, paired).
+ * buffer, a 'data' event and, for most steps, a process.nextTick, and a coding assistant's answer is
+ * a few hundred such chunks (docs/performance.md, "Upstream answers without a Readable").
  */
 import type { Dispatcher } from 'undici';
 import { AbortableCall, type CallAbort } from './abort.js';

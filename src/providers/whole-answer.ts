@@ -5,9 +5,8 @@
  * `Dispatcher#request` hands back the body as a Readable stream, and reading a stream costs
  * far more than the few chunks of a JSON answer it carries: the stream's own state, a
  * process.nextTick for most of its steps, listeners added and removed, an AsyncResource per
- * request. The benchmark's reference forwarder, changed from `request` and `pipe` to such a
- * handler, used about a quarter less CPU per small request. Streamed answers have a handler
- * of their own (streamed-answer.ts).
+ * request (docs/performance.md, "Upstream answers without a Readable"). Streamed answers have
+ * a handler of their own (streamed-answer.ts).
  */
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
@@ -150,8 +149,8 @@ export class WholeAnswerHandler extends AbortableCall implements Dispatcher.Disp
 
 /**
  * Raw header pairs as `Dispatcher#request` gives them: names lower-cased, values as latin1 text, a
- * repeated header as an array. (undici's own parser lives in a file that, imported from ESM, cost
- * the idle gateway 3 MB of resident memory.)
+ * repeated header as an array. (undici's own parser lives in a file that, imported from ESM, adds
+ * to an idle gateway's resident memory.)
  */
 export function headersOf(raw: readonly Buffer[]): Record<string, string | string[] | undefined> {
   const out: Record<string, string | string[] | undefined> = {};

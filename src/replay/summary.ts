@@ -44,7 +44,7 @@ const codecs = { chat: chatCodec, responses: responsesCodec, messages: messagesC
 
 /**
  * The events that end a stream properly. An error event also ends one, but not properly.
- * @see /work/shared/docs/protocols.md 0 (End of stream), D5
+ * Chat ends with `data: [DONE]`, Responses with its terminal `response.*` event, Messages with `message_stop`.
  */
 const END_EVENTS = {
   chat: ['[DONE]'],

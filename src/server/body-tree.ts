@@ -1,13 +1,12 @@
 /**
  * The caller's parsed request body, held only while something may still read it.
  *
- * A 100 KB agent request parses into about 190 KB of objects. Passthrough needs them only to
- * inspect and route the request; afterwards the original bytes go upstream. Held for the life of
- * each request, 50 in flight kept about 10 MB of trees alive through every young-generation
- * collection, which copied them and then promoted them. A bare forwarder changed to hold its
- * parsed bodies the same way went from about 165 MB to about 210 MB of peak RSS, and used more
- * CPU per request. So passthrough releases the tree once the upstream bytes are ready, and
- * whatever asks later (a fallback route, the echo provider) gets the bytes parsed again.
+ * A parsed agent request is larger than its bytes. Passthrough needs the objects only to inspect
+ * and route the request; afterwards the original bytes go upstream. Held for the life of each
+ * request, the trees of the requests in flight would survive every young-generation collection,
+ * which copies and then promotes them (docs/performance.md, "Releasing the parsed body"). So
+ * passthrough releases the tree once the upstream bytes are ready, and whatever asks later
+ * (a fallback route, the echo provider) gets the bytes parsed again.
  */
 import { parseJsonBody } from './body.js';
 

@@ -43,11 +43,11 @@ export function readBody(req: IncomingMessage, limit: number, budget?: ByteBudge
       }
       chunks.push(chunk);
       // The last byte the client declared is here: no need to wait for 'end', which comes a turn of
-      // the queue later (on a cold path, about 35 µs before a streamed request could go upstream).
+      // the queue later, delaying the upstream call.
       // Paused, the request ends only when resumed: its 'end', and Node's teardown of the stream after
       // it (destroy, 'close'), would otherwise run before the upstream call is written, which undici
-      // puts off to the check phase on a reused connection (about 25 µs of a cold request's first
-      // byte). The handler resumes it once the response has closed.
+      // puts off to the check phase on a reused connection, and delay the first byte.
+      // The handler resumes it once the response has closed.
       if (size === declared) {
         req.pause();
         complete();

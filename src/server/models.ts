@@ -1,7 +1,7 @@
 /**
  * `GET /v1/models`: the exact-name models a key's group may use, in OpenAI's
  * shape, or Anthropic's when the request carries `anthropic-version`.
- * @see ../../../shared/docs/protocols.md section E
+ * @see https://platform.openai.com/docs/api-reference/models/list, https://docs.anthropic.com/en/api/models-list
  */
 import { groupAllowsModel } from '../auth/authorize.js';
 import type { Config, KeyGroupConfig, ModelConfig } from '../config/types.js';

@@ -24,14 +24,14 @@ export function sendJson(
  * Writes a relayed chunk and sends it at once; returns whether the client keeps up (false: pause the
  * source until `whenDrained`). A plain `res.write` corks the socket until the next tick, to join the
  * writes of one turn into one packet. The relays write once per upstream chunk and then do their
- * bookkeeping (usage, capture), which held each chunk back until it was done: a serial stream's first
- * byte by 10 µs on these VMs. Here the cork `write` adds is undone at once, so the chunk and its
- * chunked-encoding frame leave in one socket write before the bookkeeping.
+ * bookkeeping (usage, capture), which would hold each chunk back until it is done. Here the cork `write`
+ * adds is undone at once, so the chunk and its chunked-encoding frame leave in one socket write before
+ * the bookkeeping.
  *
- * Not `res.cork()` and `res.uncork()` around the write, as before: on Node 22 and later a chunked write
- * under the response's cork waits in the response, leaves as four socket writes at `uncork`, and is
- * answered true however much the socket holds, with no 'drain' after (nodejs/node#60432). A client that
- * read nothing made the gateway read a 96 MiB upstream stream whole into memory. The answer here comes
+ * Not `res.cork()` and `res.uncork()` around the write: on Node 22 and later a chunked write under the
+ * response's cork waits in the response, leaves as four socket writes at `uncork`, and is answered true
+ * however much the socket holds, with no 'drain' after (nodejs/node#60432), so a client that reads
+ * nothing would make the gateway read a whole upstream stream into memory. The answer here comes
  * from what the response holds, whatever `write` says.
  */
 export function writeNow(res: ServerResponse, chunk: Buffer | string): boolean {

@@ -1,7 +1,7 @@
 /**
  * Passthrough changes exactly one thing in a request body: the `model` value.
- * Re-serialising a 100 KB agent request costs more than the rest of the hop
- * together (docs/performance.md, finding 3), so the new name is spliced into the
+ * Re-serialising a large agent request costs more than the rest of the hop
+ * together (docs/performance.md, "Forwarding the original bytes"), so the new name is spliced into the
  * original bytes and every other byte goes upstream as the client sent it.
  */
 import { isSpace } from '../protocols/json.js';

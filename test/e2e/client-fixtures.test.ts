@@ -1,5 +1,5 @@
 /**
- * Real client requests (test/fixtures/clients, copied from shared/fixtures/clients) sent through the gateway
+ * Real client requests (test/fixtures/clients) sent through the gateway
  * with their own headers: the provider must receive the body byte for byte,
  * apart from the model name.
  */

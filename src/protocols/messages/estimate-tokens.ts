@@ -13,8 +13,8 @@ const IMAGE_TOKENS = 1600;
 const BASE64_CHARS_PER_TOKEN = 40;
 
 /**
- * About the length of `JSON.stringify(value)` (escapes not counted), without building the string:
- * ten times faster on Claude Code's tool definitions (30 KB per request), which are most of the count.
+ * About the length of `JSON.stringify(value)` (escapes not counted), without building the string,
+ * which for Claude Code's tool definitions (most of the count) would be a large string per request.
  * Bodies are depth-checked before they get here, so the recursion is bounded.
  */
 export function jsonLength(value: unknown): number {

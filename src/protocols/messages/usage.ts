@@ -1,6 +1,6 @@
 /**
  * Anthropic usage and stream following. Anthropic's `input_tokens` EXCLUDES cache
- * reads and writes, so the log's input total adds them back (protocols.md F9).
+ * reads and writes, so the log's input total adds them back.
  */
 import { messagesStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';

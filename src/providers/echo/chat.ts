@@ -1,7 +1,8 @@
 /**
  * Echo replies as OpenAI Chat Completions: the `chat.completion` object and the
  * `chat.completion.chunk` stream (data-only SSE ending in `[DONE]`).
- * @see /work/shared/docs/protocols.md sections A5, A6 and G1
+ * @see https://platform.openai.com/docs/api-reference/chat/object, https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see src/providers/echo/sdk.test.ts (the official SDKs read what this writes)
  */
 import { splitJson, splitWords } from './deltas.js';
 import { isRecord } from './conversation.js';

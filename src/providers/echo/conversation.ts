@@ -112,7 +112,7 @@ const RESPONSES_USER_TEXT: ReadonlySet<string> = new Set(['input_text']);
 const RESPONSES_RESULT_TEXT: ReadonlySet<string> = new Set(['input_text', 'output_text']);
 const TOOL_OUTPUTS: ReadonlySet<string> = new Set(['function_call_output', 'custom_tool_call_output']);
 // Input items that carry no conversation turn: replayed reasoning, and Codex's tool and
-// settings items (clients.md section 3).
+// settings items (see the codex-*.json fixtures in test/fixtures/clients).
 const BOOKKEEPING_ITEMS: ReadonlySet<string> = new Set([
   'reasoning',
   'additional_tools',

@@ -1,7 +1,8 @@
 /**
  * Echo replies as Anthropic Messages: the `message` object, the count_tokens answer, and
  * the named-event stream (`message_start` … `message_stop`).
- * @see /work/shared/docs/protocols.md sections C5, C6, C7 and G3
+ * @see https://docs.anthropic.com/en/api/messages, https://docs.anthropic.com/en/docs/build-with-claude/streaming, https://docs.anthropic.com/en/api/messages-count-tokens
+ * @see src/providers/echo/sdk.test.ts (the official SDKs read what this writes)
  */
 import { splitJson, splitWords } from './deltas.js';
 import { estimateInputTokens, estimateOutputTokens, type EchoMeta } from './meta.js';

@@ -1,7 +1,8 @@
 /**
  * Echo replies as OpenAI Responses: the `response` object and its named-event stream
  * (`response.created` … `response.completed`, with `sequence_number` 0, 1, 2, …).
- * @see /work/shared/docs/protocols.md sections B7, B8, B10 and G2
+ * @see https://platform.openai.com/docs/api-reference/responses/object, https://platform.openai.com/docs/api-reference/responses-streaming
+ * @see src/providers/echo/sdk.test.ts (the official SDKs read what this writes)
  */
 import { splitJson, splitWords } from './deltas.js';
 import { isRecord } from './conversation.js';
@@ -164,7 +165,7 @@ export function responsesEvents(reply: EchoReply, body: unknown, meta: EchoMeta)
     emit('response.output_text.done', { ...part, text: reply.text, logprobs: [] });
     emit('response.content_part.done', { ...part, part: outputText(reply.text) });
   } else {
-    // Deltas name the item (`fc_…`), not the `call_id` (protocols.md G2 #5).
+    // Deltas name the item (`fc_…`) in `item_id`, as OpenAI's stream does; the `call_id` sits on the item.
     const item = { item_id: meta.ids.callItem, ...at };
     for (const delta of splitJson(reply.arguments)) emit('response.function_call_arguments.delta', { ...item, delta });
     emit('response.function_call_arguments.done', { ...item, name: reply.name, arguments: reply.arguments });

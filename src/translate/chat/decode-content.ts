@@ -1,7 +1,7 @@
 /**
  * Chat message content (a string or a list of parts) → IR parts.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
- * @see /work/shared/docs/protocols.md A3, A4, F4
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, TranslateContext } from '../ir.js';
 import { parseDataUrl, sniffMediaType } from '../shared/data-url.js';
@@ -46,7 +46,7 @@ export function decodeImage(part: Json): ImagePart | undefined {
   };
 }
 
-/** `file_data` is documented as base64 but sent as a data URL in practice (protocols.md I); both are read. */
+/** `file_data` is documented as base64 but sent as a data URL in practice; both are read. */
 export function decodeFile(part: Json): FilePart | undefined {
   const file = obj(part.file);
   const fileData = str(file.file_data);

@@ -3,7 +3,7 @@
  * - Leading `system`/`developer` messages become the IR system prompt; later
  *   ones stay in place as IR `system` messages.
  * - Consecutive `tool` messages become one IR user message of tool results, in
- *   order (the shape Anthropic needs, protocols.md F3).
+ *   order (the shape Anthropic needs).
  * - The deprecated `function_call` / `function` role pair maps onto tool calls
  *   and results with generated call ids.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages

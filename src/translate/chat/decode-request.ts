@@ -4,7 +4,7 @@
  * hosted web search, seed); pure telemetry (`store`, `service_tier`,
  * `prompt_cache_key`, ...) is left out without a note.
  * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see /work/shared/docs/protocols.md A2, F2
+ * @see README.md, "Translation" › "What maps to what"
  */
 import { readStream, requireMessages, requireModel } from '../../protocols/shallow.js';
 import type { ReasoningEffort, Request, ResponseFormat, TranslateContext } from '../ir.js';

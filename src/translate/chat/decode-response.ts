@@ -4,7 +4,6 @@
  * (`reasoning_content`: DeepSeek, vLLM; `reasoning`: OpenRouter, Ollama) comes
  * first, as reasoning precedes the answer.
  * @see https://platform.openai.com/docs/api-reference/chat/object
- * @see /work/shared/docs/protocols.md A5
  */
 import { GatewayError } from '../../errors.js';
 import type { AssistantPart, Response, TranslateContext } from '../ir.js';

@@ -8,7 +8,7 @@
  * error. Unknown fields (`obfuscation`, `system_fingerprint`) and data that is
  * not a chunk are ignored.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
- * @see /work/shared/docs/protocols.md A6, D5
+ * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  */
 import type { SseEvent } from '../../sse/parse.js';
 import type { StopReason, StreamEvent, TranslateContext, Usage } from '../ir.js';

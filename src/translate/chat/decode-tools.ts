@@ -2,7 +2,7 @@
  * Chat tool definitions and `tool_choice` → IR, the deprecated `functions` /
  * `function_call` pair included.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
- * @see /work/shared/docs/protocols.md A4, F5, F6
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { Tool, ToolChoice, TranslateContext } from '../ir.js';
 import { bool, isObject, obj, objects, str, warn, type Json } from './read.js';
@@ -54,7 +54,7 @@ export function decodeToolChoice(body: Json, ctx: TranslateContext): ToolChoice 
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { type: choice };
   if (!isObject(choice)) return undefined;
   if (choice.type === 'allowed_tools') {
-    // The IR has no subset choice: keep the mode, offer every tool (protocols.md F6).
+    // The IR has no subset choice: keep the mode, offer every tool.
     warn(ctx, 'allowed_tools');
     return obj(choice.allowed_tools).mode === 'required' ? { type: 'required' } : { type: 'auto' };
   }

@@ -1,7 +1,7 @@
 /**
  * IR content parts → Chat content parts, for an upstream request.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
- * @see /work/shared/docs/protocols.md A4, F4
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, ToolResultPart, TranslateContext } from '../ir.js';
 import { toDataUrl } from '../shared/data-url.js';

@@ -7,7 +7,7 @@
  *   reject a system message that is not first.
  * - Tool results become one `tool` message each, right after the assistant
  *   message with the calls and before the rest of that user turn.
- * @see /work/shared/docs/protocols.md F3, F7
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { AssistantPart, ImagePart, FilePart, Message, TextPart, ToolCallPart, UserPart } from '../ir.js';
 import { upstreamToolName } from '../shared/tool-names.js';

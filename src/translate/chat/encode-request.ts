@@ -3,7 +3,7 @@
  * OpenAI-compatible server such as Ollama, vLLM, LM Studio, llama.cpp,
  * OpenRouter or DeepSeek (`compatible`: the older, more widely accepted fields).
  * @see https://platform.openai.com/docs/api-reference/chat/create
- * @see /work/shared/docs/protocols.md A2, F2
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { ReasoningEffort, ReasoningRequest, Request, ResponseFormat, TranslateContext } from '../ir.js';
 import { openaiSafetyIdentifier } from '../shared/end-user-id.js';
@@ -76,7 +76,7 @@ export function encodeRequest(request: Request, ctx: TranslateContext): Json {
         : { safety_identifier: openaiSafetyIdentifier(request.user) }
       : {}),
     stream: request.stream,
-    // Without it a Chat stream carries no usage at all (protocols.md F10).
+    // Without it a Chat stream carries no usage at all.
     ...(request.stream ? { stream_options: { include_usage: true } } : {}),
   };
 }

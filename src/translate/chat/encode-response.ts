@@ -7,7 +7,7 @@
  * - Calls of custom-kind tools come out as function calls with `{input}`
  *   arguments: Chat streams can only carry function calls.
  * @see https://platform.openai.com/docs/api-reference/chat/object
- * @see /work/shared/docs/protocols.md A5, G1
+ * @see src/translate/chat/sdk.test.ts (the official SDK reads what this writes)
  */
 import { callerResponseId } from '../shared/ids.js';
 import type { AssistantPart, Response, ToolCallPart, TranslateContext } from '../ir.js';

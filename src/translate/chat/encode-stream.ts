@@ -6,7 +6,9 @@
  * the caller's request, `usage: null` on every chunk and a final `choices: []`
  * chunk with the usage. `[DONE]` comes from `end()`, after a finish only.
  * An IR error becomes the OpenAI in-band error chunk, and nothing follows it.
- * @see /work/shared/docs/protocols.md A6, D5, G1
+ * @see https://platform.openai.com/docs/api-reference/chat-streaming
+ * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
+ * @see src/translate/chat/sdk.test.ts (the official SDK reads what this writes)
  */
 import { callerResponseId } from '../shared/ids.js';
 import type { StreamEvent, TranslateContext } from '../ir.js';

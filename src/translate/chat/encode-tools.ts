@@ -3,7 +3,7 @@
  * one `input` string parameter: most compatible servers have no Chat `custom`
  * tools, and a stand-in works everywhere. Their format is told in the description.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
- * @see /work/shared/docs/protocols.md F5, F6
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { Tool, ToolChoice, TranslateContext } from '../ir.js';
 import { CUSTOM_INPUT_SCHEMA } from '../shared/tool-args.js';

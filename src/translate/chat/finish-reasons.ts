@@ -1,6 +1,6 @@
 /**
  * Chat `finish_reason` ⇄ IR stop reason.
- * @see /work/shared/docs/protocols.md F8
+ * @see README.md, "Translation" › "What maps to what"
  * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
  */
 import type { StopReason } from '../ir.js';
@@ -18,7 +18,7 @@ const fromChat = {
 
 /**
  * `pause` (Anthropic `pause_turn`) has no Chat form: `stop` is the closest, and
- * the caller simply sees a turn that ended (lossy, protocols.md F11).
+ * the caller simply sees a turn that ended (lossy).
  */
 const toChat = {
   end: 'stop',

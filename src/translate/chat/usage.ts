@@ -1,7 +1,7 @@
 /**
  * Chat usage ⇄ IR usage. Both count cached tokens inside the prompt total and
  * reasoning tokens inside the completion total, so the numbers carry over as is.
- * @see /work/shared/docs/protocols.md F9
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { Usage } from '../ir.js';
 import { isObject, num, obj } from './read.js';

@@ -1,7 +1,8 @@
 /**
  * An Anthropic Messages request → IR request.
- * @see /work/shared/docs/protocols.md sections C2, C3 and F2
- * @see /work/shared/docs/clients.md section 2 (what Claude Code sends)
+ * @see https://docs.anthropic.com/en/api/messages
+ * @see README.md, "Translation" › "What maps to what"
+ * @see test/fixtures/clients/ (what Claude Code sends, recorded: claude-code-*.json)
  */
 import { isObject, readStream, requireMessages, requireModel, type Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';

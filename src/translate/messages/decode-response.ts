@@ -1,7 +1,8 @@
 /**
  * An Anthropic message (JSON answer) → IR response. Tool names map back to the
  * caller's (namespace, kind); a custom tool's stand-in input becomes its raw text.
- * @see /work/shared/docs/protocols.md sections C5, F8 and F9
+ * @see https://docs.anthropic.com/en/api/messages
+ * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';

@@ -3,7 +3,8 @@
  * Anthropic needs strictly alternating user/assistant turns, tool_result blocks
  * first in the user turn right after the assistant's tool_use blocks, no empty
  * text blocks, and thinking blocks replayed with their signatures.
- * @see /work/shared/docs/protocols.md sections C3, F3, F4, F7, F11 and H6
+ * @see README.md, "Translation" › "What maps to what"
+ * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';

@@ -1,6 +1,8 @@
 /**
  * IR request → Anthropic Messages request body.
- * @see /work/shared/docs/protocols.md sections C2, F2, F11 and H (items 6 and 11)
+ * @see https://docs.anthropic.com/en/api/messages
+ * @see README.md, "Translation" › "What maps to what"
+ * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */
 import { invalidRequest } from '../../errors.js';
 import type { Json } from '../../protocols/shallow.js';

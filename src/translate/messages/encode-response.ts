@@ -3,7 +3,9 @@
  * Messages client (it will replay it); reasoning from another provider is
  * dropped, never turned into visible text. Refusals become text with
  * `stop_reason: 'refusal'`.
- * @see /work/shared/docs/protocols.md sections C5, F8, F9 and F11
+ * @see https://docs.anthropic.com/en/api/messages
+ * @see README.md, "Translation" › "What maps to what"
+ * @see src/translate/messages/sdk.test.ts (the official SDK reads what this writes)
  */
 import { callerResponseId } from '../shared/ids.js';
 import type { Json } from '../../protocols/shallow.js';

@@ -5,7 +5,9 @@
  * Text blocks open on their first non-empty text (no empty blocks); reasoning is
  * held until its end, since only signed thinking may be shown; tool arguments
  * pass while they remain a JSON object prefix and are closed if they must be.
- * @see /work/shared/docs/protocols.md sections C6, D5, F10 and G3
+ * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
+ * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
+ * @see src/translate/messages/sdk.test.ts (the official SDK reads what this writes)
  */
 import type * as Ir from '../ir.js';
 import { argumentsToObject } from '../shared/tool-args.js';

@@ -2,7 +2,8 @@
  * IR tools and tool_choice → Anthropic. Function tools become client tools with
  * an object `input_schema`; custom (free-form) tools become a function stand-in
  * with one `input` string parameter and a description of the expected format.
- * @see /work/shared/docs/protocols.md sections C4, F5 and F6
+ * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
+ * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';

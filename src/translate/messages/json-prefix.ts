@@ -2,7 +2,7 @@
  * An incremental check that streamed tool arguments are still the beginning of
  * a JSON object, and the shortest text that would close what was accepted.
  * Anthropic clients parse the concatenated `input_json_delta` fragments as one
- * object (protocols.md G3 item 4), while an OpenAI upstream may stream invalid
+ * object, while an OpenAI upstream may stream invalid
  * or truncated JSON: the stream encoder forwards fragments only while they keep
  * the text a valid object prefix, and closes it at the end if it must.
  * @see https://www.json.org/json-en.html

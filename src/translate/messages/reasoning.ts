@@ -1,6 +1,6 @@
 /**
  * Reasoning effort ⇄ Anthropic extended-thinking budgets. The mapping is a
- * policy choice (protocols.md F2): these budgets are what "low/medium/high"
+ * policy choice (README.md, "Translation"): these budgets are what "low/medium/high"
  * roughly buy on Claude models, and `budget_tokens` must be at least 1024 and
  * below `max_tokens`.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking

@@ -1,6 +1,6 @@
 /**
  * Anthropic `stop_reason` ⇄ IR stop reasons.
- * @see /work/shared/docs/protocols.md section F8
+ * @see README.md, "Translation" › "What maps to what"
  * @see https://docs.anthropic.com/en/api/handling-stop-reasons
  */
 import type { StopReason } from '../ir.js';

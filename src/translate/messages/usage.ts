@@ -1,7 +1,7 @@
 /**
  * Usage between the IR (OpenAI convention: input INCLUDES cache reads and writes)
  * and Anthropic (`input_tokens` EXCLUDES them; total = input + creation + read).
- * @see /work/shared/docs/protocols.md section F9
+ * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject } from '../../protocols/shallow.js';
 import type { Usage } from '../ir.js';

@@ -1,7 +1,7 @@
 /**
  * The Anthropic response shapes this codec emits (checked against the SDK's
  * `Message` and stream event types in `sdk-types.test.ts`).
- * @see /work/shared/docs/protocols.md sections C5 and C6
+ * @see https://docs.anthropic.com/en/api/messages, https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import type { AnthropicStopReason } from './stop-reasons.js';
 import type { MessageUsage } from './usage.js';

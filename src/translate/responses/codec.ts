@@ -1,7 +1,7 @@
 /**
  * The OpenAI Responses codec: Responses wire shapes ⇄ IR. As a caller's
  * protocol it serves the Codex CLI and the openai SDK; as an upstream's, OpenAI.
- * @see ../../../README.md "Translation"
+ * @see README.md, "Translation"
  */
 import type { Codec } from '../types.js';
 import { decodeRequest } from './decode-request.js';

@@ -6,7 +6,7 @@
  * as Chat and Messages need them. Codex's `additional_tools` and
  * `configuration_update` items carry tools and a reasoning effort.
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
- * @see ../../../../shared/docs/clients.md section 3 (Codex)
+ * @see test/fixtures/clients/ (what Codex sends, recorded: codex-*.json)
  */
 import { invalidRequest } from '../../errors.js';
 import { isObject, type Json } from '../../protocols/shallow.js';

@@ -7,7 +7,7 @@
  * `previous_response_id`, `conversation` and `background` are refused by the
  * pipeline before translation.
  * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see ../../../../shared/docs/protocols.md F2
+ * @see README.md, "Translation" › "What maps to what"
  */
 import { invalidRequest } from '../../errors.js';
 import { isObject, readStream, requireModel, type Json } from '../../protocols/shallow.js';

@@ -4,9 +4,9 @@
  * omit it); unknown events, `keepalive` and hosted-tool progress events are
  * ignored. `response.completed` / `response.incomplete` finish the stream, also
  * finishing any item the stream only listed there; `response.failed` and
- * `error` events (flat or nested, protocols.md D5) become an IR error.
+ * `error` events (flat or nested) become an IR error.
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
- * @see ../../../../shared/docs/protocols.md B10, D5, F10
+ * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  */
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type { SseEvent } from '../../sse/parse.js';

@@ -7,7 +7,7 @@
  * be replayed to OpenAI with its `encrypted_content`; other reasoning (Claude's
  * signed thinking, Chat reasoning text) is dropped and listed.
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
- * @see ../../../../shared/docs/protocols.md F3, F7
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';

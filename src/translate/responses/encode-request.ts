@@ -7,7 +7,8 @@
  * `top_k` have no Responses form and are dropped with a warning; Anthropic
  * `cache_control` hints are dropped silently (OpenAI caches by itself).
  * @see https://platform.openai.com/docs/api-reference/responses/create
- * @see ../../../../shared/docs/protocols.md F2, F11
+ * @see README.md, "Translation" › "What maps to what"
+ * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */
 import { openaiSafetyIdentifier } from '../shared/end-user-id.js';
 import type { Json } from '../../protocols/shallow.js';

@@ -1,7 +1,7 @@
 /**
  * IR response → a complete Responses answer for the caller.
  * @see https://platform.openai.com/docs/api-reference/responses/object
- * @see ../../../../shared/docs/protocols.md B7, F8
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { Json } from '../../protocols/shallow.js';
 import type { Response, TranslateContext } from '../ir.js';

@@ -7,8 +7,9 @@
  * under the same response id. Consecutive text and refusal blocks share one
  * message item, one content part each.
  * @see https://platform.openai.com/docs/api-reference/responses-streaming
- * @see ../../../../shared/docs/protocols.md B10, G2, D5
- * @see ../../../../shared/docs/clients.md sections 3 and 4
+ * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
+ * @see src/translate/responses/sdk.test.ts (the official SDK reads what this writes)
+ * @see test/fixtures/clients/ (Codex and the openai SDK, recorded)
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
@@ -147,7 +148,7 @@ export function encodeStream(ctx: Ir.TranslateContext, callerBody: Json): Stream
     return out + frame(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   };
 
-  /** The in-band error both error shapes' parsers understand, then the failed response (protocols.md D5). */
+  /** The in-band error both error shapes' parsers understand, then the failed response. */
   const fail = (ev: Extract<Ir.StreamEvent, { type: 'error' }>): string => {
     const code = errorCode(ev.errorType);
     const error = { type: ev.errorType ?? 'server_error', code, message: ev.message, param: null };

@@ -5,7 +5,7 @@
  * Function tools always carry `strict` explicitly: leaving it out turns strict
  * mode on in Responses, which rejects most non-strict schemas.
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
- * @see ../../../../shared/docs/protocols.md F5, F6, H7
+ * @see README.md, "Translation" › "What maps to what"
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';

@@ -5,7 +5,7 @@
  * required (nullable) in the SDK types and strict clients reject their absence,
  * so they come from the caller's request, with the API's defaults.
  * @see https://platform.openai.com/docs/api-reference/responses/object
- * @see ../../../../shared/docs/protocols.md B7, G2 (7)
+ * @see src/translate/responses/sdk.test.ts (the official SDK reads what this writes)
  */
 import { callerResponseId } from '../shared/ids.js';
 import type { Json } from '../../protocols/shallow.js';

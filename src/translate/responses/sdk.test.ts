@@ -147,7 +147,7 @@ describe('openai SDK reads encodeResponse and encodeStream', () => {
     expect(done.map((e) => e.output_index)).toEqual(added);
     expect(done.map((e) => e.item)).toEqual((last.response as Json).output);
     expect(added).toEqual(json.output.map((_, i) => i));
-    // The 7.x accumulator throws on event types it does not know; text deltas need logprobs (G2).
+    // The 7.x accumulator throws on event types it does not know; text deltas need logprobs.
     for (const e of raw) expect(KNOWN).toContain(e.type);
     for (const e of raw.filter((x) => x.type === 'response.output_text.delta' || x.type === 'response.output_text.done')) {
       expect(e.logprobs).toEqual([]);

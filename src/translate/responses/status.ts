@@ -4,7 +4,7 @@
  * `incomplete_details.reason`. `input_tokens` already includes cached tokens,
  * as the IR counts them.
  * @see https://platform.openai.com/docs/api-reference/responses/object
- * @see ../../../../shared/docs/protocols.md F8, F9
+ * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type { StopReason, Usage } from '../ir.js';
