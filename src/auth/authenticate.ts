@@ -26,7 +26,7 @@ export function trimHttpSpace(text: string): string {
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
-/** `x-api-key` first (what Anthropic does when both arrive), then `Authorization: Bearer`. */
+/** `x-api-key` first (what Anthropic does when both arrive), then `Authorization: Bearer` (docs/protocols.md, "Keys"). */
 export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): string | undefined {
   if (style === 'anthropic') {
     const apiKey = headers['x-api-key'];

@@ -69,7 +69,10 @@ export function claudeCodeEnv(input: SnippetInput): EnvVar[] {
   ];
 }
 
-/** Codex reads only its config.toml (OPENAI_BASE_URL is ignored) and speaks only the Responses API. */
+/**
+ * Codex reads only its config.toml (OPENAI_BASE_URL is ignored) and speaks only the Responses API
+ * (docs/clients.md, "Codex").
+ */
 export function codexToml(input: SnippetInput): string[] {
   // A TOML basic string takes JSON's escapes; printableJson adds the \uHHHH ones that keep the line safe to print.
   const q = (s: string) => printableJson(s);

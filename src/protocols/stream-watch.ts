@@ -2,6 +2,7 @@
  * A watcher follows a stream in its own protocol without changing it: it picks
  * up usage for the log, notices the protocol's proper end, and knows how to end
  * the stream with an in-band error when the upstream dies half way.
+ * @see docs/protocols.md, "How a stream ends"
  */
 import type { GatewayError } from '../errors.js';
 import type { SseEvent } from '../sse/parse.js';

@@ -3,7 +3,8 @@
  * blank line, and the start of an event not yet ended waits for the chunk that ends it.
  * A relay that writes only these pieces can stop at any moment (the upstream breaks off,
  * times out, or sends too much) and add its own error event, which then starts on a fresh
- * line instead of being glued to half an event the client's SDK cannot parse.
+ * line instead of being glued to half an event the client's SDK cannot parse
+ * (docs/clients.md, "What breaks clients").
  *
  * The usual chunk ends with a blank line and nothing waits from before: it is handed back
  * as it is, after a look at its last few bytes. Otherwise the chunk is searched from its end

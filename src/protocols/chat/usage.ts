@@ -1,4 +1,7 @@
-/** Chat Completions usage and stream following. `prompt_tokens` already includes cached tokens. */
+/**
+ * Chat Completions usage and stream following. `prompt_tokens` already includes cached tokens.
+ * @see docs/protocols.md, "Chat usage"
+ */
 import { chatStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';

@@ -1,6 +1,6 @@
 /**
  * Chat Completions: the shallow checks and the features a request uses.
- * @see https://platform.openai.com/docs/api-reference/chat/create
+ * @see docs/protocols.md, "Chat request fields"
  */
 import type { RequestInfo, RequestLimits } from '../types.js';
 import { checkCap, lengthOf, readStream, requireMessages, requireModel, requireObjectBody, countParts } from '../shallow.js';

@@ -1,6 +1,7 @@
 /**
  * Anthropic usage and stream following. Anthropic's `input_tokens` EXCLUDES cache
  * reads and writes, so the log's input total adds them back.
+ * @see docs/protocols.md, "Messages usage"
  */
 import { messagesStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';

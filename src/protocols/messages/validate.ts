@@ -1,6 +1,6 @@
 /**
  * Anthropic Messages (and count_tokens): the shallow checks and the features a request uses.
- * @see https://docs.anthropic.com/en/api/messages
+ * @see docs/protocols.md, "Messages request fields"
  */
 import { invalidRequest } from '../../errors.js';
 import type { RequestInfo, RequestLimits } from '../types.js';

@@ -1,4 +1,7 @@
-/** Responses usage and stream following. `input_tokens` already includes cached tokens. */
+/**
+ * Responses usage and stream following. `input_tokens` already includes cached tokens.
+ * @see docs/protocols.md, "Responses usage"
+ */
 import { responsesStreamErrorFrames } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';

@@ -1,6 +1,6 @@
 /**
  * Responses: the shallow checks and the features a request uses.
- * @see https://platform.openai.com/docs/api-reference/responses/create
+ * @see docs/protocols.md, "Responses request fields"
  */
 import { invalidRequest } from '../../errors.js';
 import type { RequestInfo, RequestLimits } from '../types.js';
