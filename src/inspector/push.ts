@@ -3,10 +3,12 @@
  * a page is connected (`watching`), so an unwatched gateway pays nothing for them.
  */
 import type { ServerResponse } from 'node:http';
+import { commentFrame, eventFrame } from '../sse/format.js';
 import type { PushEvent } from './shared/types.js';
 
 /** A comment line now and then keeps proxies and idle timers from closing a quiet stream. */
 const HEARTBEAT_MS = 20_000;
+const PING = commentFrame('ping');
 
 /** What a page may leave unread (`--inspector-stream-buffer`): about a thousand rows. */
 export const DEFAULT_STREAM_BUFFER_BYTES = 1024 * 1024;
@@ -49,7 +51,7 @@ export function createPushHub(options: PushOptions = {}): PushHub {
     if (res.writableLength > maxBuffered) res.destroy();
     else res.write(text);
   };
-  const write = (res: ServerResponse, event: PushEvent) => put(res, `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  const write = (res: ServerResponse, event: PushEvent) => put(res, eventFrame(event.type, event));
 
   return {
     get watching() {
@@ -72,7 +74,7 @@ export function createPushHub(options: PushOptions = {}): PushHub {
       });
       heartbeat ??= setInterval(() => {
         for (const [c, ok] of clients) {
-          if (ok()) put(c, ': ping\n\n');
+          if (ok()) put(c, PING);
           else c.end();
         }
       }, heartbeatMs).unref();

@@ -1,10 +1,11 @@
 /**
  * Renders a GatewayError in the caller's protocol: a JSON body before the
  * response started, or an in-band stream frame after.
- * @see https://platform.openai.com/docs/guides/error-codes, https://docs.anthropic.com/en/api/errors
- * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
+ * @see docs/protocols.md, "Errors before the stream" (statuses and body shapes per family)
+ * @see docs/protocols.md, "Errors in a stream" (each protocol's in-band error and what the SDKs do with it)
  */
 import type { ErrorKind, GatewayError } from '../errors.js';
+import { dataFrame, eventFrame } from '../sse/format.js';
 import { errorFamily, type ErrorFamily, type Protocol } from './types.js';
 
 /** OpenAI's `error.type` and default `code` per kind (status decides what the SDKs do; these are for humans). */
@@ -84,12 +85,12 @@ export function renderError(err: GatewayError, protocol: Protocol, options: Rend
 
 /** Chat: a data-only frame carrying `{error}`; no `[DONE]` after it. */
 export function chatStreamErrorFrame(err: GatewayError): string {
-  return `data: ${JSON.stringify({ error: openaiErrorObject(err) })}\n\n`;
+  return dataFrame({ error: openaiErrorObject(err) });
 }
 
 /** Messages: a named `error` event. */
 export function messagesStreamErrorFrame(err: GatewayError): string {
-  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: anthropicErrorObject(err) })}\n\n`;
+  return eventFrame('error', { type: 'error', error: anthropicErrorObject(err) });
 }
 
 /**
@@ -112,14 +113,14 @@ export function responsesStreamErrorFrames(
     param: inner.param,
     error: inner,
   };
-  let out = `event: error\ndata: ${JSON.stringify(errorEvent)}\n\n`;
+  let out = eventFrame('error', errorEvent);
   if (announced) {
     const failed = {
       type: 'response.failed',
       sequence_number: nextSequence + 1,
       response: { ...announced, status: 'failed', error: { code: 'server_error', message: err.message } },
     };
-    out += `event: response.failed\ndata: ${JSON.stringify(failed)}\n\n`;
+    out += eventFrame('response.failed', failed);
   }
   return out;
 }

@@ -8,11 +8,8 @@
 import type { BodyJson, StreamEventJson } from '../log/exchange-json.js';
 import { isObject, str } from '../protocols/json.js';
 import type { Protocol } from '../protocols/types.js';
-import { chatCodec } from '../translate/chat/codec.js';
+import { codecs } from '../translate/codecs.js';
 import type * as Ir from '../translate/ir.js';
-import { messagesCodec } from '../translate/messages/codec.js';
-import { responsesCodec } from '../translate/responses/codec.js';
-import type { Codec } from '../translate/types.js';
 
 export interface ToolCallSummary {
   readonly name: string;
@@ -39,8 +36,6 @@ export const PROTOCOL_BY_PATH: Readonly<Record<string, Protocol>> = {
   '/v1/responses': 'responses',
   '/v1/messages': 'messages',
 };
-
-const codecs = { chat: chatCodec, responses: responsesCodec, messages: messagesCodec } as const satisfies Record<Protocol, Codec>;
 
 /**
  * The events that end a stream properly. An error event also ends one, but not properly.

@@ -1,9 +1,9 @@
 /**
  * The conversation model translation goes through. Each protocol has a decoder
  * (its wire shape → IR) and an encoder (IR → its wire shape) for requests,
- * complete responses and streams (`translate/<protocol>/`); a translator for a
- * pair (`translate/<caller>-to-<upstream>.ts`) composes the caller's decoder
- * with the upstream's encoder and the other way back.
+ * complete responses and streams (`translate/<protocol>/`); the translator for a
+ * pair (`translate/registry.ts`) composes the caller's decoder with the
+ * upstream's encoder and the other way back.
  *
  * The IR is a superset of what the three protocols can say about one exchange,
  * so nothing that both ends can carry is lost on the way: thinking signatures,

@@ -8,15 +8,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { Protocol } from '#src/protocols/types.js';
-import { chatCodec } from '#src/translate/chat/codec.js';
+import { codecs } from '#src/translate/codecs.js';
 import type * as Ir from '#src/translate/ir.js';
-import { messagesCodec } from '#src/translate/messages/codec.js';
 import { translatorFor } from '#src/translate/registry.js';
-import { responsesCodec } from '#src/translate/responses/codec.js';
 import { callerTool } from '#src/translate/shared/tool-names.js';
-import type { Codec, Json } from '#src/translate/types.js';
+import type { Json } from '#src/translate/types.js';
 
-const codecs = { chat: chatCodec, responses: responsesCodec, messages: messagesCodec } as const satisfies Record<Protocol, Codec>;
 const dir = new URL('../fixtures/clients/', import.meta.url);
 
 const protocolOf = (path: string): Protocol | undefined =>

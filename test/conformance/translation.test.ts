@@ -15,16 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import type { Protocol } from '#src/protocols/types.js';
 import type * as Ir from '#src/translate/ir.js';
-import { chatCodec } from '#src/translate/chat/codec.js';
-import { messagesCodec } from '#src/translate/messages/codec.js';
-import { responsesCodec } from '#src/translate/responses/codec.js';
+import { codecs } from '#src/translate/codecs.js';
 import { responseToEvents } from '#src/translate/shared/ir-stream.js';
-import type { Codec, Json } from '#src/translate/types.js';
+import type { Json } from '#src/translate/types.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { scenarios, type Scenario } from './scenarios.js';
 
-const codecs = { chat: chatCodec, responses: responsesCodec, messages: messagesCodec } as const satisfies Record<Protocol, Codec>;
 const PROTOCOLS: readonly Protocol[] = ['chat', 'responses', 'messages'];
 const PAIRS = PROTOCOLS.flatMap((caller) => PROTOCOLS.filter((u) => u !== caller).map((upstream) => [caller, upstream] as const));
 

@@ -22,12 +22,13 @@ import { randomBytes } from 'node:crypto';
 import { Readable, addAbortSignal } from 'node:stream';
 import type { ProviderConfig } from '../../config/types.js';
 import { invalidRequest } from '../../errors.js';
+import { textFrame } from '../../sse/format.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../types.js';
 import { encodeJson, encodeSse } from './encode.js';
 import { countTokensJson } from './messages.js';
 import { estimateInputTokens, mintIds, type EchoMeta } from './meta.js';
 import { echoReply } from './reply.js';
-import { formatSse, type SseEvent } from './sse.js';
+import type { SseEvent } from './sse.js';
 
 export interface EchoDeps {
   /** Milliseconds since the epoch (default `Date.now`). */
@@ -79,7 +80,7 @@ function sseResponse(events: readonly SseEvent[], headers: Record<string, string
   async function* frames(): AsyncGenerator<Buffer> {
     for (const event of events) {
       if (signal.aborted) return;
-      yield Buffer.from(formatSse(event));
+      yield Buffer.from(textFrame(event.data, event.event));
     }
   }
   // Like an HTTP upstream's body: a byte stream, destroyed with an AbortError when the client leaves.

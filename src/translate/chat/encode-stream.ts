@@ -10,6 +10,7 @@
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  * @see src/translate/chat/sdk.test.ts (the official SDK reads what this writes)
  */
+import { dataFrame as frame, DONE_FRAME } from '../../sse/format.js';
 import { callerResponseId } from '../shared/ids.js';
 import type { StreamEvent, TranslateContext } from '../ir.js';
 import type { StreamEncoder } from '../types.js';
@@ -23,8 +24,6 @@ type Block =
   /** `segment`: the summary index or `text` last written, to put a blank line between segments as the JSON answer does. */
   | { readonly type: 'reasoning'; segment: number | 'text' | undefined }
   | { readonly type: 'tool_call'; readonly ordinal: number; readonly custom: boolean; buffer: string };
-
-const frame = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
 
 export function encodeStream(ctx: TranslateContext, callerBody: Json): StreamEncoder {
   const includeUsage = obj(callerBody.stream_options).include_usage === true;
@@ -112,6 +111,6 @@ export function encodeStream(ctx: TranslateContext, callerBody: Json): StreamEnc
 
   return {
     push: (ev) => (finished || failed ? '' : push(ev)),
-    end: () => (finished && !failed ? 'data: [DONE]\n\n' : ''),
+    end: () => (finished && !failed ? DONE_FRAME : ''),
   };
 }

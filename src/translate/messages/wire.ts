@@ -3,6 +3,7 @@
  * `Message` and stream event types in `sdk-types.test.ts`).
  * @see https://docs.anthropic.com/en/api/messages, https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
+import { eventFrame } from '../../sse/format.js';
 import type { AnthropicStopReason } from './stop-reasons.js';
 import type { MessageUsage } from './usage.js';
 
@@ -84,4 +85,4 @@ export interface DeltaUsage {
 }
 
 /** One SSE message: the `event:` name equals `data.type` (SDKs drop unnamed messages). */
-export const sse = (event: StreamEvent): string => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+export const sse = (event: StreamEvent): string => eventFrame(event.type, event);

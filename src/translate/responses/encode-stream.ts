@@ -12,6 +12,7 @@
  * @see test/fixtures/clients/ (Codex and the openai SDK, recorded)
  */
 import type { Json } from '../../protocols/shallow.js';
+import { eventFrame } from '../../sse/format.js';
 import type * as Ir from '../ir.js';
 import type { StreamEncoder } from '../types.js';
 import { messageItem, outputTextPart, reasoningId, refusalPart, toolCallItem, toolItemId } from './encode-output.js';
@@ -46,7 +47,7 @@ export function encodeStream(ctx: Ir.TranslateContext, callerBody: Json): Stream
   let open: Open | undefined;
 
   const frame = (type: string, fields: Json): string =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
+    eventFrame(type, { type, sequence_number: seq++, ...fields });
   const snapshot = (fields: Omit<EnvelopeFields, 'id' | 'created'>): Json =>
     envelope(ctx, callerBody, { id, created, ...fields });
 
