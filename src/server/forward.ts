@@ -12,8 +12,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { authorizeFeatures, authorizeModel } from '../auth/authorize.js';
 import type { KeyGroupConfig } from '../config/types.js';
 import { GatewayError, invalidRequest } from '../errors.js';
-import { capture, emptyBody, type UpstreamAttempt } from '../log/exchange.js';
-import type { RequestRecord, Try } from '../log/record.js';
 import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
 import type { CallAbort } from '../providers/abort.js';
 import type { Operation, Provider, UpstreamRequest, UpstreamResponse } from '../providers/types.js';
@@ -25,9 +23,11 @@ import { planUpstream, type Plan } from '../translate/plan.js';
 import { renameModel } from '../translate/rename-model.js';
 import { addNumberField } from '../translate/add-field.js';
 import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
+import type { RequestRecord } from '../log/record.js';
 import type { GatewayState } from '../pipeline/context.js';
-import { relay } from './relay.js';
-import { captureUpstream, type RelayContext, type Translation } from './relay-context.js';
+import { attemptAnswered, attemptFailed, attemptStarted, routeChosen, upstreamChunk } from '../pipeline/events.js';
+import { relay } from '../pipeline/relay/relay.js';
+import type { RelayContext, Translation } from '../pipeline/relay/context.js';
 import type { BodyTree } from './body-tree.js';
 import type { ByteBudget } from './load.js';
 import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
@@ -218,7 +218,7 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
   const prepared = prepare(f, route);
   // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
   if (!prepared.translation) f.body.release();
-  noteRoute(record, route, prepared);
+  routeChosen(record, route, prepared.translation?.ctx.warnings);
   const retries = provider.config.retries;
   let failure: unknown;
   let attempts = 0;
@@ -235,57 +235,38 @@ async function tryRoute(f: Forwarding, route: Route): Promise<Outcome> {
         break; // The client left, or the total time ran out.
       }
     }
-    const sent = performance.now();
     attempts++;
     let upstream: UpstreamResponse;
     try {
       upstream = await send(f, route, prepared);
     } catch (err) {
       failure = err;
-      noteFailure(record, route, err, sent);
+      attemptFailed(record, route, err);
       if (controller.aborted || !isRetryable(err)) break;
       continue;
     }
     if (upstream.status >= 200 && upstream.status < 300) {
       try {
-        await relay(upstream, relayContext(f, provider, prepared.translation));
+        await relay(relayContext(f, provider, prepared.translation), upstream);
         return 'done';
       } catch (err) {
         // A whole (non-streaming) answer that broke off while being read has sent the client nothing yet: retry it.
         if (f.res.headersSent || controller.aborted || !isRetryable(err)) throw err;
         failure = err;
-        noteFailure(record, route, err, sent);
+        attemptFailed(record, route, err);
         continue;
       }
     }
     failure = await httpFailure(f, route, upstream);
-    noteFailure(record, route, failure, sent);
+    attemptFailed(record, route, failure);
     if (!isRetryable(failure)) break;
   }
   return { failure, attempts };
 }
 
 function send(f: Forwarding, route: Route, prepared: Prepared): Promise<UpstreamResponse> {
-  const { record } = f;
   const headers = upstreamHeaders(f.req.headers, route.plan.upstreamProtocol);
-  const exchange = record.exchange;
-  if (exchange) {
-    const attempt: UpstreamAttempt = {
-      model: route.name,
-      provider: route.target.provider.id,
-      upstreamModel: route.target.upstreamModel,
-      protocol: route.plan.upstreamProtocol,
-      t: performance.now() - record.start,
-      headers,
-      body: emptyBody(),
-      response: emptyBody(),
-    };
-    capture(exchange, attempt.body, attempt.t, prepared.body);
-    // Passthrough sends the parsed request with at most `model` spliced in (or re-serialised), so the
-    // bytes are JSON as parseJsonBody accepts it; a translator's output was never checked that way.
-    if (!route.plan.translator) attempt.body.parsedJson = true;
-    exchange.attempts.push(attempt);
-  }
+  attemptStarted(f.record, route, { headers, body: prepared.body });
   return route.provider.send(
     new Outgoing(
       route.plan.upstreamProtocol,
@@ -350,36 +331,10 @@ function relayContext(f: Forwarding, provider: Provider, translation: Translatio
 
 /** A non-2xx answer: its body read (bounded) so the connection can be reused, and turned into the error it means. */
 async function httpFailure(f: Forwarding, route: Route, upstream: UpstreamResponse): Promise<GatewayError> {
-  const attempt = f.record.exchange?.attempts[f.record.exchange.attempts.length - 1];
-  if (attempt) {
-    attempt.status = upstream.status;
-    attempt.responseHeaders = upstream.headers;
-  }
+  attemptAnswered(f.record, upstream);
   const text = scrubCredential(await readText(upstream, ERROR_BODY_LIMIT, f.controller.signal), route.provider.config);
-  if (attempt) captureUpstream(relayContext(f, route.provider, undefined), attempt, text);
+  upstreamChunk(f.record, text);
   return upstreamHttpError(route.provider.config, upstream.status, upstream.headers, text);
-}
-
-/** The record describes the route being tried: the line and the log show where the request went. */
-function noteRoute(record: RequestRecord, route: Route, prepared: Prepared): void {
-  record.provider = route.target.provider.id;
-  record.upstreamModel = route.target.upstreamModel;
-  record.upstreamProtocol = route.plan.upstreamProtocol;
-  record.servedBy = route.name !== record.model ? route.name : undefined;
-  record.warnings = prepared.translation?.ctx.warnings;
-}
-
-function noteFailure(record: RequestRecord, route: Route, err: unknown, sent: number): void {
-  const attempt = record.exchange?.attempts[record.exchange.attempts.length - 1];
-  const message = err instanceof Error ? err.message : String(err);
-  if (attempt) {
-    attempt.error ??= message;
-    attempt.durationMs ??= performance.now() - sent;
-  }
-  const t: Try = { model: route.name, provider: route.target.provider.id };
-  if (err instanceof GatewayError && err.upstreamStatus !== undefined) t.status = err.upstreamStatus;
-  else t.error = err instanceof GatewayError ? err.kind : 'error';
-  (record.tries ??= []).push(t);
 }
 
 function withHeaders(err: GatewayError, headers: Record<string, string>): GatewayError {

@@ -11,8 +11,7 @@ import { checkGroupCaps } from '../auth/group-caps.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import { GatewayError, authenticationFailed, invalidRequest } from '../errors.js';
 import type { Logger } from '../log/logger.js';
-import { capture, newExchange } from '../log/exchange.js';
-import { newRecord, type RequestRecord } from '../log/record.js';
+import type { RequestRecord } from '../log/record.js';
 import { renderError } from '../protocols/errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import { errorFamily, type Protocol } from '../protocols/types.js';
@@ -25,11 +24,24 @@ import { hasLimits, takePlace } from '../pipeline/admit.js';
 import { modelsBody } from './models.js';
 import { checkServable, forward, primaryRoute, type Forwarding, type Route } from './forward.js';
 import { bodyTree } from './body-tree.js';
-import { captureResponse, closeAfterResponse, sendJson } from './respond.js';
+import { closeAfterResponse, sendJson } from './respond.js';
 import { pathOf, route, type Endpoint } from './routes.js';
 import { checkHostAndOrigin, pageAllowed } from './host-guard.js';
 import { printable, printableLines } from '../log/terminal-text.js';
 import type { GatewayState, HandlerDeps } from '../pipeline/context.js';
+import {
+  answerBody,
+  answerHead,
+  answeredLocally,
+  bodyParsed,
+  bodyRead,
+  keyIdentified,
+  protocolKnown,
+  requestEnded,
+  requestFailed,
+  requestStarted,
+  type RecordSource,
+} from '../pipeline/events.js';
 
 const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -52,7 +64,7 @@ function guessProtocol(path: string, req: IncomingMessage): Protocol {
  * waits for every listener added before its upstream call).
  */
 export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
-  const newRequestId = requestIds();
+  const records: RecordSource = { newId: requestIds(), captureLimit: deps.captureLimit };
   return function handle(req: IncomingMessage, res: ServerResponse, closed: () => void): void {
     const path = pathOf(req.url);
     for (const mount of deps.mounts) {
@@ -63,7 +75,7 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
         return mount.handle(req, res);
       }
     }
-    const record = newRecord(newRequestId(), Date.now(), performance.now(), req.method ?? '?', path);
+    const record = requestStarted(req, path, records);
     // One close listener per request: a client gone before the end cancels the upstream call, the line is
     // logged, and the server counts the request out.
     const upstream: UpstreamCall = {};
@@ -71,14 +83,10 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
       // A body read whole was left paused before its end (see readBody): it ends now. One refused
       // part-way (413) stays paused, so the rest of the upload is not read.
       if (req.complete && !req.readableEnded) req.resume();
-      record.durationMs = performance.now() - record.start;
-      if (res.headersSent) record.status ??= res.statusCode;
+      const left = requestEnded(record, res);
       upstream.deadline?.cancel();
       upstream.leave?.(record);
-      if (!res.writableFinished) {
-        record.aborted = true;
-        upstream.controller?.abort();
-      }
+      if (left) upstream.controller?.abort();
       // Logging and observers run outside any promise: whatever they throw must not take the server down.
       try {
         deps.logger.request(record);
@@ -88,10 +96,6 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
       }
       closed();
     });
-    const ua = req.headers['user-agent'];
-    if (ua) record.userAgent = ua;
-    const captureLimit = deps.captureLimit();
-    if (captureLimit > 0) record.exchange = newExchange(req.headers, captureLimit);
     for (const o of deps.observers) o.requestStarted?.(record);
 
     const fail = (err: unknown) => sendError(res, err, record.protocol ?? guessProtocol(path, req), record, deps.logger);
@@ -139,7 +143,7 @@ function serve(
       return undefined;
     case 'models': {
       const anthropic = req.headers['anthropic-version'] !== undefined;
-      record.protocol = anthropic ? 'messages' : 'chat';
+      protocolKnown(record, anthropic ? 'messages' : 'chat');
       const { group } = identify(state.config, req, record, 'anthropic', deps);
       sendJson(res, 200, modelsBody(state.config, group, anthropic ? 'anthropic' : 'openai', endpoint.id, deps.startedAt), {}, record);
       return undefined;
@@ -152,9 +156,7 @@ function serve(
 
 function identify(config: Config, req: IncomingMessage, record: RequestRecord, style: 'anthropic' | 'bearer', deps: HandlerDeps) {
   const key: GatewayKey = authenticateThrottled(deps.authFailures, config, req, style);
-  record.keyGroup = key.group;
-  record.keyId = key.id;
-  if (key.name) record.keyName = key.name;
+  keyIdentified(record, key);
   const group: KeyGroupConfig | undefined = config.keyGroups.get(key.group);
   // Normalisation builds keys from groups, so this only guards a hand-built Config.
   if (!group) throw authenticationFailed('Invalid API key.');
@@ -173,7 +175,7 @@ async function proxy(
   const { config } = state;
   const protocol = endpoint.protocol;
   const operation = endpoint.kind;
-  record.protocol = protocol;
+  protocolKnown(record, protocol);
 
   const { group } = identify(config, req, record, protocol === 'messages' ? 'anthropic' : 'bearer', deps);
   if (protocol === 'messages') {
@@ -226,21 +228,17 @@ function afterBody(
   call: UpstreamCall,
 ): (Forwarding & { readonly primary: Route }) | undefined {
   const { protocol, kind: operation } = endpoint;
-  const exchange = record.exchange;
-  if (exchange) capture(exchange, exchange.request, performance.now() - record.start, raw);
+  bodyRead(record, raw);
   const { json, modelAt } = parseRequestBody(raw);
-  // Parsed and depth-checked just now: the log file may embed these bytes without checking them again.
-  if (exchange) exchange.request.parsedJson = true;
   const info = protocolSpecs[protocol].inspect(json, operation, state.config.server);
+  bodyParsed(record, info);
   const body = bodyTree(raw, json as Record<string, unknown>);
-  record.model = info.model;
-  record.stream = info.stream;
 
   const primary = primaryRoute(state, group, protocol, info, operation);
   if (operation === 'create') checkGroupCaps(group, protocol, body.get());
   // Counting tokens needs no upstream when the provider does not speak Messages: it cannot count.
   if (operation === 'count_tokens' && primary.plan.translator) {
-    record.provider = primary.target.provider.id;
+    answeredLocally(record, primary.target.provider.id);
     sendJson(res, 200, { input_tokens: estimateInputTokens(body.get()) }, { 'x-model-gateway-token-estimate': 'true' }, record);
     return undefined;
   }
@@ -287,7 +285,7 @@ function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record
   if (res.destroyed || res.writableEnded) return;
   const gatewayError =
     err instanceof GatewayError ? err : new GatewayError('internal', 'The gateway failed to handle this request.', { cause: err });
-  record.error = gatewayError.message;
+  requestFailed(record, gatewayError.message);
   if (!(err instanceof GatewayError)) {
     // The message may quote the request: printed escaped, its stack's line breaks kept.
     logger.info(`internal error in ${record.id}: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);
@@ -304,7 +302,8 @@ function sendError(res: ServerResponse, err: unknown, protocol: Protocol, record
   });
   if (rendered.headers.connection === 'close') closeAfterResponse(res);
   const headers = { ...rendered.headers, 'content-length': Buffer.byteLength(rendered.body) };
-  captureResponse(record, rendered.status, headers, rendered.body);
+  answerHead(record, rendered.status, headers);
+  answerBody(record, rendered.body);
   res.writeHead(rendered.status, headers);
   res.end(rendered.body);
 }

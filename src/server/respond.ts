@@ -1,7 +1,7 @@
 /** Writing responses: JSON bodies, rendered errors, and the chunks of relayed streams. */
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { capture } from '../log/exchange.js';
+import type { ServerResponse } from 'node:http';
 import type { RequestRecord } from '../log/record.js';
+import { answerBody, answerHead } from '../pipeline/events.js';
 
 /** Headers every relayed stream gets: no caching, and no buffering by a proxy in between. */
 export const STREAM_HEADERS = { 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
@@ -15,7 +15,10 @@ export function sendJson(
 ): void {
   const text = JSON.stringify(body);
   const all = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
-  if (record) captureResponse(record, status, all, text);
+  if (record) {
+    answerHead(record, status, all);
+    answerBody(record, text);
+  }
   res.writeHead(status, all);
   res.end(text);
 }
@@ -68,15 +71,6 @@ export function writeOrPause(res: ServerResponse, chunk: Buffer | string, source
   if (writeNow(res, chunk)) return;
   source.pause();
   whenDrained(res, () => source.resume());
-}
-
-/** Notes the answer's head (and, for a whole answer, its body) in the exchange, when one is captured. */
-export function captureResponse(record: RequestRecord, status: number, headers: OutgoingHttpHeaders, body?: Buffer | string): void {
-  const x = record.exchange;
-  if (!x) return;
-  x.responseStatus = status;
-  x.responseHeaders = headers;
-  if (body !== undefined) capture(x, x.response, performance.now() - record.start, body);
 }
 
 /**

@@ -1,18 +1,16 @@
 /**
- * What both relays (passthrough, relay.ts; translated, relay-translated.ts)
- * are handed, and the steps they share: capturing the upstream's answer and
- * naming why a stream stopped.
+ * What a relay is handed, and the names it gives to why a stream stopped. Both ways of
+ * relaying (passthrough and translated, whole or streamed) read this one shape.
  */
 import type { ServerResponse } from 'node:http';
-import { GatewayError } from '../errors.js';
-import { capture, type UpstreamAttempt } from '../log/exchange.js';
-import type { RequestRecord } from '../log/record.js';
-import type { Protocol } from '../protocols/types.js';
-import type { AbortState } from '../providers/abort.js';
-import { transportError } from '../providers/http.js';
-import type { Provider } from '../providers/types.js';
-import type { TranslateContext } from '../translate/ir.js';
-import type { Translator } from '../translate/translator.js';
+import { GatewayError } from '../../errors.js';
+import type { RequestRecord } from '../../log/record.js';
+import type { Protocol } from '../../protocols/types.js';
+import type { AbortState } from '../../providers/abort.js';
+import { transportError } from '../../providers/http.js';
+import type { Provider } from '../../providers/types.js';
+import type { TranslateContext } from '../../translate/ir.js';
+import type { Translator } from '../../translate/translator.js';
 
 export interface Translation {
   readonly translator: Translator;
@@ -37,13 +35,6 @@ export interface RelayContext {
   readonly maxResponseBytes: number;
 }
 
-/** Adds a piece of the upstream's answer to the attempt being relayed, stamped with its arrival. */
-export function captureUpstream(ctx: RelayContext, attempt: UpstreamAttempt, data: Buffer | string): void {
-  const t = performance.now() - ctx.record.start;
-  capture(ctx.record.exchange!, attempt.response, t, data);
-  attempt.durationMs = t - attempt.t;
-}
-
 /**
  * Why a stream broke off, as the client should read it; undefined when the client
  * left (nobody to tell). The total-time cap aborts with its own GatewayError.
@@ -64,4 +55,11 @@ export function eventTooLarge(ctx: RelayContext): GatewayError {
     'upstream_error',
     `Provider '${ctx.provider.id}' sent a stream event larger than the gateway's limit of ${ctx.maxResponseBytes} bytes (server.maxResponseBytes).`,
   );
+}
+
+/** The content type an upstream answered with ('' when none), as passBackHeaders passes it on. */
+export function contentTypeOf(headers: Readonly<Record<string, string | string[] | undefined>>): string {
+  const value = headers['content-type'];
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.join(', ') : value;
 }

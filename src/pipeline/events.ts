@@ -1,0 +1,203 @@
+/**
+ * What happens to a request, told as it happens: the only writer of its RequestRecord and of
+ * the exchange captured with it. The rest of the pipeline calls these and never writes either
+ * itself; the log, the inspector and the observers only read what they hold. One place to
+ * read what each event records, and the record's fields get one meaning each.
+ *
+ * Plain functions over the record rather than an object per request: a request already
+ * carries the record, and these run on the request path.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { GatewayKey } from '../config/types.js';
+import { GatewayError } from '../errors.js';
+import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
+import { newRecord, type RequestRecord, type Try } from '../log/record.js';
+import type { Protocol, RequestInfo, Usage } from '../protocols/types.js';
+
+/** Where a handler's records come from: their ids, and how much of each exchange to capture (0: none). */
+export interface RecordSource {
+  newId(): string;
+  captureLimit(): number;
+}
+
+/** The facts of a route the record keeps (a route in forward.ts is one). */
+export interface RouteFacts {
+  /** The gateway model name: the requested one, or a fallback's. */
+  readonly name: string;
+  readonly target: { readonly provider: { readonly id: string }; readonly upstreamModel: string };
+  readonly plan: { readonly upstreamProtocol: Protocol; readonly translator?: unknown };
+}
+
+/** A request arrived: its record, with an exchange to capture into when someone will look at it. */
+export function requestStarted(req: IncomingMessage, path: string, source: RecordSource): RequestRecord {
+  const record = newRecord(source.newId(), Date.now(), performance.now(), req.method ?? '?', path);
+  const ua = req.headers['user-agent'];
+  if (ua) record.userAgent = ua;
+  const limit = source.captureLimit();
+  if (limit > 0) record.exchange = newExchange(req.headers, limit);
+  return record;
+}
+
+/** The endpoint says which protocol the caller speaks (a guess for `/v1/models`, from its headers). */
+export function protocolKnown(record: RequestRecord, protocol: Protocol): void {
+  record.protocol = protocol;
+}
+
+export function keyIdentified(record: RequestRecord, key: GatewayKey): void {
+  record.keyGroup = key.group;
+  record.keyId = key.id;
+  if (key.name) record.keyName = key.name;
+}
+
+/** The request's body, read whole. */
+export function bodyRead(record: RequestRecord, raw: Buffer): void {
+  const x = record.exchange;
+  if (x) capture(x, x.request, performance.now() - record.start, raw);
+}
+
+/** The body parsed and depth-checked: the log file may embed its bytes without checking them again (see jsonl.ts). */
+export function bodyParsed(record: RequestRecord, info: RequestInfo): void {
+  if (record.exchange) record.exchange.request.parsedJson = true;
+  record.model = info.model;
+  record.stream = info.stream;
+}
+
+/** A request answered without an upstream call on behalf of this provider (a token estimate). */
+export function answeredLocally(record: RequestRecord, providerId: string): void {
+  record.provider = providerId;
+}
+
+/** The route being tried: the line and the log show where the request went. */
+export function routeChosen(record: RequestRecord, route: RouteFacts, warnings: readonly string[] | undefined): void {
+  record.provider = route.target.provider.id;
+  record.upstreamModel = route.target.upstreamModel;
+  record.upstreamProtocol = route.plan.upstreamProtocol;
+  record.servedBy = route.name !== record.model ? route.name : undefined;
+  record.warnings = warnings;
+}
+
+/** A request goes to the provider: the headers the gateway sends (without the credential) and the bytes. */
+export function attemptStarted(record: RequestRecord, route: RouteFacts, request: { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }): void {
+  const x = record.exchange;
+  if (!x) return;
+  const attempt: UpstreamAttempt = {
+    model: route.name,
+    provider: route.target.provider.id,
+    upstreamModel: route.target.upstreamModel,
+    protocol: route.plan.upstreamProtocol,
+    t: performance.now() - record.start,
+    headers: request.headers,
+    body: emptyBody(),
+    response: emptyBody(),
+  };
+  capture(x, attempt.body, attempt.t, request.body);
+  // Passthrough sends the parsed request with at most `model` spliced in (or re-serialised), so the
+  // bytes are JSON as parseJsonBody accepts it; a translator's output was never checked that way.
+  if (!route.plan.translator) attempt.body.parsedJson = true;
+  x.attempts.push(attempt);
+}
+
+/** The provider answered this attempt's head. */
+export function attemptAnswered(record: RequestRecord, answer: { readonly status: number; readonly headers: Readonly<Record<string, string | string[] | undefined>> }): void {
+  const attempt = lastAttempt(record);
+  if (!attempt) return;
+  attempt.status = answer.status;
+  attempt.responseHeaders = answer.headers;
+}
+
+/** A piece of the provider's answer (or its error body) arrived. */
+export function upstreamChunk(record: RequestRecord, data: Buffer | string): void {
+  const x = record.exchange;
+  const attempt = lastAttempt(record);
+  if (!x || !attempt) return;
+  const t = performance.now() - record.start;
+  capture(x, attempt.response, t, data);
+  attempt.durationMs = t - attempt.t;
+}
+
+/** The attempt failed before an answer was relayed: a retry or a fallback may follow. */
+export function attemptFailed(record: RequestRecord, route: RouteFacts, err: unknown): void {
+  const attempt = lastAttempt(record);
+  if (attempt) {
+    attempt.error ??= err instanceof Error ? err.message : String(err);
+    attempt.durationMs ??= performance.now() - record.start - attempt.t;
+  }
+  const t: Try = { model: route.name, provider: route.target.provider.id };
+  if (err instanceof GatewayError && err.upstreamStatus !== undefined) t.status = err.upstreamStatus;
+  else t.error = err instanceof GatewayError ? err.kind : 'error';
+  (record.tries ??= []).push(t);
+}
+
+/** The head of the client's answer. */
+export function answerHead(record: RequestRecord, status: number, headers: OutgoingHttpHeaders): void {
+  const x = record.exchange;
+  if (!x) return;
+  x.responseStatus = status;
+  x.responseHeaders = headers;
+}
+
+/** The client's answer is the last attempt's, unchanged (passthrough): it is not held twice. */
+export function answerIsUpstream(record: RequestRecord): void {
+  if (record.exchange) record.exchange.responseIsUpstream = true;
+}
+
+/** The whole body of the client's answer. */
+export function answerBody(record: RequestRecord, body: Buffer | string): void {
+  const x = record.exchange;
+  if (x) capture(x, x.response, performance.now() - record.start, body);
+}
+
+/** A piece of a streamed answer goes to the client; the first one marks the time to first byte. */
+export function answerChunk(record: RequestRecord, data: Buffer | string): void {
+  const x = record.exchange;
+  if (record.ttfbMs !== undefined && x === undefined) return;
+  const t = performance.now() - record.start;
+  record.ttfbMs ??= t;
+  if (x && !x.responseIsUpstream) capture(x, x.response, t, data);
+}
+
+/**
+ * The gateway's own frames end the client's stream (an error): the client's answer is no longer
+ * the upstream's alone, so what was relayed unchanged is copied to it first.
+ */
+export function answerTail(record: RequestRecord, tail: Buffer | string): void {
+  const x = record.exchange;
+  if (!x || tail.length === 0) return;
+  if (x.responseIsUpstream) {
+    x.responseIsUpstream = false;
+    const attempt = lastAttempt(record);
+    if (attempt) for (const c of attempt.response.chunks) capture(x, x.response, c.t, c.data);
+  }
+  capture(x, x.response, performance.now() - record.start, tail);
+}
+
+/** The relayed answer broke off or could not be read; the client is told in-band. */
+export function answerFailed(record: RequestRecord, message: string): void {
+  record.error = message;
+  const attempt = lastAttempt(record);
+  if (attempt) attempt.error ??= message;
+}
+
+/** What the answer used, as far as it went. */
+export function usageRead(record: RequestRecord, usage: Usage | undefined): void {
+  if (usage !== undefined) record.usage = usage;
+}
+
+/** The request failed; `message` is safe to show. */
+export function requestFailed(record: RequestRecord, message: string): void {
+  record.error = message;
+}
+
+/** The response closed, whole or not. Returns whether the client left before its end. */
+export function requestEnded(record: RequestRecord, res: ServerResponse): boolean {
+  record.durationMs = performance.now() - record.start;
+  if (res.headersSent) record.status ??= res.statusCode;
+  if (res.writableFinished) return false;
+  record.aborted = true;
+  return true;
+}
+
+function lastAttempt(record: RequestRecord): UpstreamAttempt | undefined {
+  const attempts = record.exchange?.attempts;
+  return attempts?.[attempts.length - 1];
+}

@@ -1,0 +1,82 @@
+/**
+ * Translated streams: the upstream's events decoded from its protocol and encoded into the
+ * caller's as they arrive (see translate/). A translator that fails, or an upstream event it
+ * cannot read, still ends the caller's stream properly, with the caller's error frame.
+ */
+import type { GatewayError } from '../../errors.js';
+import type { Usage } from '../../protocols/types.js';
+import { passBackHeaders } from '../../providers/response-headers.js';
+import type { UpstreamResponse } from '../../providers/types.js';
+import { createSseDecoder } from '../../sse/parse.js';
+import type { StreamTranslation } from '../../translate/translator.js';
+import type { RelayContext, Translation } from './context.js';
+import type { StreamTransform } from './pump.js';
+
+/** Headers for a translated answer: the upstream's ids and rate-limit hints, with our own content type. */
+export function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentType: string): Record<string, string> {
+  const { 'content-type': _type, ...passed } = passBackHeaders(upstream.headers);
+  return { ...passed, ...t.headers, 'content-type': contentType };
+}
+
+class Translated implements StreamTransform {
+  readonly status = 200;
+  readonly unchanged = false;
+  broken: string | undefined = undefined;
+  private readonly decoder = createSseDecoder();
+
+  constructor(
+    readonly headers: Record<string, string>,
+    private readonly stream: StreamTranslation,
+    private readonly providerId: string,
+  ) {}
+
+  push(events: Buffer): string {
+    let out = '';
+    try {
+      for (const event of this.decoder.push(events)) out += this.stream.push(event);
+    } catch (err) {
+      return out + this.untranslatable(err);
+    }
+    return out;
+  }
+
+  follow(): void {}
+
+  end(rest: Buffer): string {
+    let out = '';
+    try {
+      for (const event of this.decoder.push(rest)) out += this.stream.push(event);
+      for (const event of this.decoder.end()) out += this.stream.push(event);
+    } catch (err) {
+      return out + this.untranslatable(err);
+    }
+    // The translation's end() closes an unfinished stream with the caller's error frame itself.
+    if (!this.stream.finished) this.broken = `Provider '${this.providerId}' ended the stream before it was complete.`;
+    return out + this.stream.end();
+  }
+
+  fail(err: GatewayError): string {
+    return this.stream.fail(err.message);
+  }
+
+  usage(): Usage | undefined {
+    const usage = this.stream.usage;
+    if (!usage) return undefined;
+    return {
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+      ...(usage.cacheReadTokens ? { cachedTokens: usage.cacheReadTokens } : {}),
+      ...(usage.cacheWriteTokens ? { cacheWriteTokens: usage.cacheWriteTokens } : {}),
+    };
+  }
+
+  private untranslatable(err: unknown): string {
+    this.broken = `translation failed: ${err instanceof Error ? err.message : String(err)}`;
+    return this.stream.fail(`The gateway could not translate the stream from provider '${this.providerId}'.`);
+  }
+}
+
+export function translatedStream(ctx: RelayContext, upstream: UpstreamResponse, t: Translation): StreamTransform {
+  const headers = translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8');
+  return new Translated(headers, t.translator.stream(t.ctx, t.callerBody), ctx.provider.id);
+}

@@ -1,0 +1,84 @@
+/**
+ * Whole answers (JSON, not streamed): read whole already by the transport (most), or read
+ * here, then sent with their length. Passthrough sends the upstream's bytes; a translated
+ * route decodes them and sends the caller's shape, or the caller's stream when it asked for
+ * one and the upstream answered in one piece.
+ */
+import { GatewayError } from '../../errors.js';
+import { isObject, lastUsageObject, parseJson } from '../../protocols/json.js';
+import { protocolSpecs } from '../../protocols/registry.js';
+import { decodeUtf8 } from '../../protocols/decode-utf8.js';
+import { passBackHeaders } from '../../providers/response-headers.js';
+import type { UpstreamResponse } from '../../providers/types.js';
+import { readAll } from '../../server/upstream-body.js';
+import { answerBody, answerHead, answerIsUpstream, upstreamChunk, usageRead } from '../events.js';
+import { contentTypeOf, type RelayContext, type Translation } from './context.js';
+import { translatedHeaders } from './translated.js';
+
+const DONE = Promise.resolve();
+
+/**
+ * The upstream's answer as it came. One read whole by the transport is sent at once rather than
+ * through readAll, whose promise would cost the small request a turn of the queue.
+ */
+export function passWhole(ctx: RelayContext, upstream: UpstreamResponse): Promise<void> {
+  if (upstream.whole) {
+    sendWhole(ctx, upstream, upstream.whole);
+    return DONE;
+  }
+  return readAll(upstream, ctx.provider.config, ctx.signal, ctx.maxResponseBytes).then((body) => sendWhole(ctx, upstream, body));
+}
+
+function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer): void {
+  const { record } = ctx;
+  const headers: Record<string, string | number> = passBackHeaders(upstream.headers);
+  headers['content-length'] = body.length;
+  upstreamChunk(record, body);
+  answerHead(record, upstream.status, headers);
+  answerIsUpstream(record);
+  ctx.res.writeHead(upstream.status, headers);
+  ctx.res.end(body);
+  // The answer is on its way; usage for the log comes after: the `usage` object alone is read,
+  // and the whole body only when that fails.
+  if (!contentTypeOf(upstream.headers).includes('json')) return;
+  const usage = lastUsageObject(body);
+  usageRead(record, protocolSpecs[ctx.protocol].usage(usage ? { usage } : parseJson(body.toString('utf8'))));
+}
+
+/** The upstream's whole answer in the caller's protocol: as JSON, or replayed as the caller's stream. */
+export async function translateWhole(ctx: RelayContext, upstream: UpstreamResponse, t: Translation): Promise<void> {
+  const { res, record } = ctx;
+  const upstreamIsStream = contentTypeOf(upstream.headers).includes('text/event-stream');
+  const body = await readAll(upstream, ctx.provider.config, ctx.signal, ctx.maxResponseBytes);
+  upstreamChunk(record, body);
+  const json = parseJson(decodeUtf8(body));
+  if (!isObject(json) || upstreamIsStream) {
+    throw new GatewayError('upstream_error', `Provider '${ctx.provider.id}' sent a response the gateway could not read.`, {
+      cause: body.toString('utf8').slice(0, 2000),
+    });
+  }
+  let out: string;
+  let contentType: string;
+  try {
+    if (t.stream) {
+      // Asked to stream, answered in one piece (some servers do): replay it as the caller's stream.
+      out = t.translator.responseAsStream(json, t.ctx, t.callerBody);
+      contentType = 'text/event-stream; charset=utf-8';
+    } else {
+      const translated = t.translator.response(json, t.ctx, t.callerBody);
+      usageRead(record, protocolSpecs[ctx.protocol].usage(translated));
+      out = JSON.stringify(translated);
+      contentType = 'application/json';
+    }
+  } catch (err) {
+    if (err instanceof GatewayError) throw err;
+    throw new GatewayError('upstream_error', `Provider '${ctx.provider.id}' sent a response the gateway could not translate.`, {
+      cause: err,
+    });
+  }
+  const headers = { ...translatedHeaders(upstream, t, contentType), 'content-length': Buffer.byteLength(out) };
+  answerHead(record, 200, headers);
+  answerBody(record, out);
+  res.writeHead(200, headers);
+  res.end(out);
+}
