@@ -223,12 +223,14 @@ try {
   for (const s of only) {
     const scenario = SCENARIOS[s];
     const bodyFile = scenario.bodyFile();
-    const rows = (results[s] = Object.fromEntries(names.map((n) => [n, []])));
+    const rows = Object.fromEntries(names.map((n) => [n, []]));
+    results[s] = rows;
     for (let rep = 0; rep < reps; rep++) {
       const order = names.map((_, i) => names[(i + rep) % names.length]);
       if (scenario.alternating) {
         const m = await measureAlternating(targets, order, scenario, bodyFile, rep);
-        (rows.direct ??= []).push(m.direct);
+        rows.direct ??= [];
+        rows.direct.push(m.direct);
         log(`  ${s} rep ${rep + 1}/${reps}: time to first byte p50 ${[...names, 'direct'].map((n) => `${label[n] ?? n} ${m[n].ttfbMs.toFixed(3)}`).join(', ')} ms`);
         for (const n of names) rows[n].push(m[n]);
         continue;
@@ -251,7 +253,8 @@ try {
   const summary = {};
   for (const [s, rows] of Object.entries(results)) {
     log(`\n${s}: median [min–max] of ${reps} fresh processes each`);
-    const out = (summary[s] = {});
+    const out = {};
+    summary[s] = out;
     if (SCENARIOS[s].serial) {
       if (rows.direct) {
         out.direct = { ttfbMs: spread(rows.direct.map((m) => m.ttfbMs)) };

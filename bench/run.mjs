@@ -121,7 +121,8 @@ async function measureTarget(target, upstream, variant, pairedRef) {
   const inspectorAfter = async (phase) => {
     if (!readInspector) return;
     const x = await readInspector();
-    (m.inspectorAfter ??= {})[phase] = { ...x, rssMb: Math.round(memoryMb(target.pid).rss * 10) / 10 };
+    m.inspectorAfter ??= {};
+    m.inspectorAfter[phase] = { ...x, rssMb: Math.round(memoryMb(target.pid).rss * 10) / 10 };
     m.inspectorMaxBytes = x.maxBytes;
     m.inspectorPeakBytes = Math.max(m.inspectorPeakBytes ?? 0, x.bytes);
     m.inspectorEvicted = x.evicted;

@@ -85,8 +85,7 @@ const reading = (async () => {
     for await (const chunk of events.body) {
       tally.bytes += chunk.length;
       buf += decoder.write(chunk);
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
+      for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
         const block = buf.slice(0, i);
         buf = buf.slice(i + 2);
         if (block.trim() !== '') onEvent(block);

@@ -74,7 +74,7 @@ export function loadPhase(ctx, target, spec, hooks) {
         result.coreBusyPct = cores0 && cores1 ? coreBusy(cores0, cores1) : [];
         result.window = { startUs: mono0, endUs: mono1 };
         resolve(result);
-      } catch (e) {
+      } catch {
         reject(new Error(`load ${spec.mode} printed no result: ${out.slice(0, 300)} ${err.slice(0, 300)}`));
       }
     });

@@ -67,7 +67,7 @@ export function processIo(): CliIo {
     stopSignal: () =>
       new Promise((resolve) => {
         outlivesOutput = true;
-        let unwatch = () => undefined as void;
+        let unwatch: () => void = () => {};
         const on = (reason: string) => {
           for (const s of STOP_SIGNALS) process.off(s, on);
           unwatch();

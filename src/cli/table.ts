@@ -31,5 +31,6 @@ export function formatTable<Row>(columns: readonly Column<Row>[], rows: readonly
   const widths = columns.map((col, i) => Math.max(visibleWidth(col.header), ...cells.map((r) => visibleWidth(r[i] ?? ''))));
   const line = (texts: readonly string[]) =>
     indent + texts.map((t, i) => (i === texts.length - 1 ? t : pad(t, widths[i] ?? 0))).join('  ').trimEnd();
-  return [line(columns.map((col) => c.bold(col.header))), ...cells.map(line)].join('\n') + '\n';
+  const lines = [line(columns.map((col) => c.bold(col.header))), ...cells.map(line)];
+  return `${lines.join('\n')}\n`;
 }

@@ -223,8 +223,7 @@ function openEvents(cookie: string, base = gw.url): Promise<EventStream> {
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         buffer += chunk;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const data = frame.split('\n').find((l) => l.startsWith('data: '));

@@ -14,7 +14,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exchangeJson, type ExchangeJson } from '../log/exchange-json.js';
 import type { Mount, RequestObserver } from '../pipeline/context.js';
-import { loadAssets } from './assets.js';
+import { loadAssets, type PageAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { createPushHub, type PushOptions } from './push.js';
@@ -122,7 +122,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
       return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML, { 'content-security-policy': CONTENT_SECURITY_POLICY });
     }
     if (path === '/inspector.js' || path === '/inspector.css') {
-      let assets;
+      let assets: PageAssets;
       try {
         assets = await loadAssets();
       } catch (err) {
@@ -176,7 +176,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     mount,
     link: (baseUrl) => `${baseUrl}${INSPECTOR_PREFIX}/?token=${auth.issueToken()}`,
     addRecorded: (json, bytes) => void store.addRecorded(json, bytes),
-    skippedLines: (lines) => void (skipped = lines.count > 0 ? lines : undefined),
+    skippedLines: (lines) => {
+      skipped = lines.count > 0 ? lines : undefined;
+    },
     get size() {
       return store.size;
     },

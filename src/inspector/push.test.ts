@@ -55,8 +55,7 @@ function readingPage(url: string): { ids: string[]; closed: Promise<void> } {
       let text = '';
       res.setEncoding('utf8').on('data', (s: string) => {
         text += s;
-        let end;
-        while ((end = text.indexOf('\n\n')) >= 0) {
+        for (let end = text.indexOf('\n\n'); end >= 0; end = text.indexOf('\n\n')) {
           const frame = text.slice(0, end);
           text = text.slice(end + 2);
           const data = frame.split('\n').find((l) => l.startsWith('data: '));

@@ -44,7 +44,10 @@ export interface Store {
 /** The row for an entry; ended entries build it once. */
 export function summaryOf(entry: StoreEntry): ExchangeSummary {
   if (entry.summary) return entry.summary;
-  if (entry.kind === 'recorded') return (entry.summary = summaryOfJson(entry.json));
+  if (entry.kind === 'recorded') {
+    entry.summary = summaryOfJson(entry.json);
+    return entry.summary;
+  }
   const summary = summaryOfRecord(entry.record, !entry.ended);
   if (entry.ended) entry.summary = summary;
   return summary;
@@ -75,7 +78,7 @@ export function createStore(options: StoreOptions = {}): Store {
     }
   };
   // The newest entry stays even when it alone passes the byte cap: capture already bounds it.
-  const fit = () => {
+  const evictToFit = () => {
     while (count > 1 && bytes > maxBytes) dropOldest();
   };
   const push = (entry: StoreEntry) => {
@@ -84,7 +87,7 @@ export function createStore(options: StoreOptions = {}): Store {
     count++;
     byId.set(entry.id, entry);
     bytes += entry.bytes;
-    fit();
+    evictToFit();
     return entry;
   };
 
@@ -107,12 +110,12 @@ export function createStore(options: StoreOptions = {}): Store {
       // Nothing kept (no page has been open): no lookup of an id that would have to be hashed first.
       if (count === 0) return undefined;
       const entry = byId.get(record.id);
-      if (!entry || entry.kind !== 'live') return undefined;
+      if (entry?.kind !== 'live') return undefined;
       entry.ended = true;
       const size = ENTRY_OVERHEAD + (record.exchange?.bytes ?? 0);
       bytes += size - entry.bytes;
       entry.bytes = size;
-      fit();
+      evictToFit();
       return byId.get(record.id);
     },
     addRecorded(json, size) {

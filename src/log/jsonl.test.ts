@@ -35,7 +35,7 @@ function record(extra: Partial<RequestRecord> = {}): RequestRecord {
     upstreamModel: 'gpt-upstream',
     stream: false,
     status: 200,
-    durationMs: 3.14159,
+    durationMs: 3.25159,
     usage: { inputTokens: 5, outputTokens: 7 },
     ...extra,
   };
@@ -73,7 +73,7 @@ function passthrough(requestBody: Buffer | string, answer: (Buffer | string)[], 
   capture(x, a.body, a.t, requestBody);
   a.status = 200;
   a.responseHeaders = { 'content-type': answerType, 'x-request-id': 'up_1', 'set-cookie': ['a=1', 'b=2'] };
-  answer.forEach((chunk, i) => capture(x, a.response, 1 + i * 2.0049, chunk));
+  for (const [i, chunk] of answer.entries()) capture(x, a.response, 1 + i * 2.0049, chunk);
   a.durationMs = 4.5678;
   x.responseStatus = 200;
   x.responseHeaders = { 'content-type': answerType, 'content-length': 123, 'cache-control': 'no-cache' };

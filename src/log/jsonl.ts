@@ -80,7 +80,10 @@ function attempt(line: Line, a: UpstreamAttempt): void {
 function body(line: Line, b: CapturedBody, type: string): void {
   // A relayed answer is both the attempt's response and the client's: rendered once.
   const memo = line.rendered;
-  if (memo?.body === b && memo.type === type) return line.put(memo.pieces);
+  if (memo?.body === b && memo.type === type) {
+    line.put(memo.pieces);
+    return;
+  }
   const pieces = render(b, type);
   line.rendered = { body: b, type, pieces };
   line.put(pieces);

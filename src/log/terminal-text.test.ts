@@ -6,7 +6,7 @@ import { printable, printableJson, printableLines, safeToPrint } from './termina
 const RAW_UNSAFE = /[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|[\ud800-\udfff]/u;
 
 /** Reads printable's output back: the escaping is unambiguous exactly when this recovers every input. */
-const unescape = (text: string) =>
+const readBack = (text: string) =>
   text.replace(/\\(\\|n|r|t|x[0-9a-f]{2}|u[0-9a-f]{4})/g, (_, e: string) =>
     e === '\\' ? '\\' : e === 'n' ? '\n' : e === 'r' ? '\r' : e === 't' ? '\t' : String.fromCharCode(parseInt(e.slice(1), 16)),
   );
@@ -52,7 +52,7 @@ describe('printable', () => {
     const out = printable(input);
     expect(out).toBe(printed);
     expect(out).not.toMatch(RAW_UNSAFE);
-    expect(unescape(out)).toBe(input);
+    expect(readBack(out)).toBe(input);
   });
 
   it.each(SAFE_CASES)('leaves %j as it is', (text) => {

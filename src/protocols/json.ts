@@ -161,7 +161,10 @@ function isJsonBytes(buf: Buffer, maxDepth: number): boolean {
       let quote = -1;
       while (end === -1) {
         // The quote found last time still stands when only escapes before it were passed.
-        if (quote < i && (quote = buf.indexOf(QUOTE, i)) === -1) return false;
+        if (quote < i) {
+          quote = buf.indexOf(QUOTE, i);
+          if (quote === -1) return false;
+        }
         if (backslash !== -1 && backslash < i) backslash = buf.indexOf(BACKSLASH, i);
         if (backslash === -1 || backslash > quote) {
           end = quote + 1;

@@ -124,6 +124,6 @@ export function formatComparison(cmp: Comparison, c: ChalkInstance): string {
       if (n > LIST_LIMIT) out += `${INDENT}… ${n - LIST_LIMIT} more\n`;
     }
   }
-  if (cmp.problems.length > 0) return out + `  ${c.red('✗')} ${printable(cmp.problems.join('; '))}\n`;
-  return out + `  ${c.green('✓')} ${cmp.stream ? 'same status, and the stream ended' : 'same status'}\n`;
+  if (cmp.problems.length > 0) return `${out}  ${c.red('✗')} ${printable(cmp.problems.join('; '))}\n`;
+  return `${out}  ${c.green('✓')} ${cmp.stream ? 'same status, and the stream ended' : 'same status'}\n`;
 }

@@ -6,6 +6,9 @@ import { ExitError } from '../errors.js';
 import { readRecording, selectExchanges, type RecordedExchange } from './recording.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mgw-recording-'));
+/** A folder where a recording file is expected. */
+const folder = join(dir, 'sub');
+mkdirSync(folder);
 const line = (fields: Record<string, unknown> = {}) =>
   JSON.stringify({ v: 1, id: 'req_1', time: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/v1/messages', request: { headers: {}, body: { bytes: 0 } }, ...fields });
 
@@ -31,7 +34,7 @@ describe('readRecording', () => {
 
   it.each([
     ['a missing file', join(dir, 'nope.jsonl'), 'Cannot read recording shown.jsonl: no such file.'],
-    ['a folder', (mkdirSync(join(dir, 'sub')), join(dir, 'sub')), 'Cannot read recording shown.jsonl: it is a folder.'],
+    ['a folder', folder, 'Cannot read recording shown.jsonl: it is a folder.'],
   ])('says so for %s, with exit code 1', async (_name, file, message) => {
     const err = await readRecording(file, 'shown.jsonl').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExitError);

@@ -42,9 +42,9 @@ const PATH_CHARS = /^[A-Za-z0-9\-._~!$&'()*+,;=:/%]*$/;
 const PLAIN_ESCAPED = /^[A-Za-z0-9\-_~!$&'()*+,;=:]$/;
 
 /** A `%XX` escape of a non-ASCII byte (UTF-8 text), or of a character that means nothing special. */
-function plainEscape(escape: string): boolean {
-  if (!/^%[0-9A-Fa-f]{2}$/.test(escape)) return false;
-  const byte = Number.parseInt(escape.slice(1), 16);
+function plainEscape(percent: string): boolean {
+  if (!/^%[0-9A-Fa-f]{2}$/.test(percent)) return false;
+  const byte = Number.parseInt(percent.slice(1), 16);
   return byte >= 0x80 || PLAIN_ESCAPED.test(String.fromCharCode(byte));
 }
 
@@ -55,8 +55,8 @@ function pathProblem(path: string): string | undefined {
   if (path.includes('//')) return 'it holds an empty segment (//)';
   const segments = path.split('/');
   if (segments.some((s) => s === '.' || s === '..')) return 'it holds a . or .. segment';
-  for (const escape of path.match(/%.{0,2}/g) ?? []) {
-    if (!plainEscape(escape)) return 'it holds a percent-escape of a character that changes what a path means (/, \\, ., @, %, controls, whitespace)';
+  for (const percent of path.match(/%.{0,2}/g) ?? []) {
+    if (!plainEscape(percent)) return 'it holds a percent-escape of a character that changes what a path means (/, \\, ., @, %, controls, whitespace)';
   }
   return undefined;
 }

@@ -165,6 +165,11 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     const content = last.locator('[data-path="messages[450].content"]');
     expect(await content.locator('button.more').textContent()).toMatch(/show more \(199,\d+ chars\)/);
     expect((await content.textContent())!.length).toBeLessThan(1000);
+    // Each click shows 50 times the cut more.
+    const left = async () => Number((await content.locator('button.more').textContent())!.replace(/\D/g, ''));
+    const before = await left();
+    await content.locator('button.more').click();
+    expect(before - (await left())).toBe(15_000);
     expect(errors).toEqual([]);
     await context.close();
   });

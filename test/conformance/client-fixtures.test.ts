@@ -101,7 +101,7 @@ describe.each(fixtures)('$file', ({ caller, body }) => {
     if (upstream === 'messages' && caller !== 'messages' && hints === 0) {
       // OpenAI-protocol callers rely on automatic caching: the gateway marks the conversation's end for Anthropic.
       expect(cacheHints(upIr)).toBeGreaterThan(0);
-      expect((upIr.messages.at(-1)?.content.at(-1) as { cacheControl?: unknown }).cacheControl).toEqual({ type: 'ephemeral' });
+      expect(upIr.messages.at(-1)?.content.at(-1)).toHaveProperty('cacheControl', { type: 'ephemeral' });
     }
     if (upstream === 'responses' || dialect === 'openai') expect(cacheHints(upIr)).toBe(0);
 

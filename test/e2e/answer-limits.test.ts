@@ -52,7 +52,7 @@ const sseHead = (_res: ServerResponse, protocol: string) => (protocol === 'messa
 
 const FLOODS = {
   'one huge JSON answer': (total: number, r: Flood) => flood('application/json', jsonHead, 'x', total, r),
-  'one SSE line without a line end': (total: number, r: Flood) => flood('text/event-stream', (res, p) => sseHead(res, p) + 'data: {"x":"', 'x', total, r),
+  'one SSE line without a line end': (total: number, r: Flood) => flood('text/event-stream', (res, p) => `${sseHead(res, p)}data: {"x":"`, 'x', total, r),
   'one SSE event of data lines without a blank line': (total: number, r: Flood) => flood('text/event-stream', sseHead, 'data: {"x":1}\n', total, r),
 } as const;
 

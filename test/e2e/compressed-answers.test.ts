@@ -159,7 +159,7 @@ describe('a compressed body that decodes past server.maxResponseBytes', () => {
   const bomb = (head: string, unit: string) => gzipSync(Buffer.concat([Buffer.from(head), Buffer.alloc(32 * 1024 * 1024, unit)]));
   const json = bomb('{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"', 'a');
   // Made here, so that making them does not count in the memory a request took.
-  const sseLines = { messages: bomb(messageFrames('m')[0]! + 'data: {"x":"', 'a'), chat: bomb(chatFrames('m', false)[0]! + 'data: {"x":"', 'a') };
+  const sseLines = { messages: bomb(`${messageFrames('m')[0]!}data: {"x":"`, 'a'), chat: bomb(`${chatFrames('m', false)[0]!}data: {"x":"`, 'a') };
 
   for (const { caller, model, way } of ROUTES) {
     for (const stream of [false, true]) {

@@ -52,10 +52,12 @@ async function inspect(text: string, args: string[] = []) {
   const io: CliIo = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, env: {}, cwd: dir, stopSignal: () => stopped };
   const exited = run(['inspect', file, '--port', '0', '--no-color', ...args], io);
   const until = Date.now() + 10_000;
-  let link: string | undefined;
-  while (!(link = /(http:\/\/127\.0\.0\.1:\d+\/_inspector\/\?token=\S+)/.exec(out)?.[1])) {
+  const linkIn = () => /(http:\/\/127\.0\.0\.1:\d+\/_inspector\/\?token=\S+)/.exec(out)?.[1];
+  let link = linkIn();
+  while (link === undefined) {
     if (Date.now() > until) throw new Error(`no link in: ${out}${err}`);
     await new Promise((r) => setTimeout(r, 20));
+    link = linkIn();
   }
   const base = new URL(link).origin;
   const cookie = String((await call(link, { method: 'GET' })).headers['set-cookie']).split(';')[0]!;

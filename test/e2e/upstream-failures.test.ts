@@ -72,7 +72,7 @@ describe('upstream error answers', () => {
     expect(apiErr.status).toBe(502);
     expect(apiErr.message).toMatch(/Provider 'openai' refused the gateway's credential \(HTTP 401\)\. Your gateway key was accepted/);
     expect(apiErr.headers?.get('x-should-retry')).toBe('false');
-    expect(apiErr.message).not.toContain(PROVIDER_OPENAI_KEY.slice(0, 6) + '***');
+    expect(apiErr.message).not.toContain(`${PROVIDER_OPENAI_KEY.slice(0, 6)}***`);
   });
 
   it('a 500 keeps its status and message, in the caller shape', async () => {

@@ -137,13 +137,20 @@ export function cannedReply(req: Received, res: ServerResponse): void {
   };
   switch (path) {
     case '/v1/chat/completions':
-      return stream ? frames(chatFrames(model, obj(body.stream_options).include_usage === true)) : json(chatJson(model));
+      if (stream) frames(chatFrames(model, obj(body.stream_options).include_usage === true));
+      else json(chatJson(model));
+      return;
     case '/v1/responses':
-      return stream ? frames(responsesFrames(model)) : json(responseJson(model));
+      if (stream) frames(responsesFrames(model));
+      else json(responseJson(model));
+      return;
     case '/v1/messages':
-      return stream ? frames(messageFrames(model)) : json(messageJson(model));
+      if (stream) frames(messageFrames(model));
+      else json(messageJson(model));
+      return;
     case '/v1/messages/count_tokens':
-      return json({ input_tokens: 42 });
+      json({ input_tokens: 42 });
+      return;
     default:
       res.writeHead(404, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: `no route ${path}`, type: 'invalid_request_error' } }));

@@ -43,13 +43,13 @@ function findOutsideLinks(file: string, text: string, root: string, exists: (pat
     for (const m of line.matchAll(DOC)) {
       const doc = exists(m[1]!);
       if (doc === undefined) found.push({ line: i + 1, problem: `${m[1]} is not in the repository` });
-      else if (m[2] !== undefined && !new RegExp(`^#+ ${escape(m[2])}\\s*$`, 'm').test(doc)) found.push({ line: i + 1, problem: `${m[1]} has no section "${m[2]}"` });
+      else if (m[2] !== undefined && !new RegExp(`^#+ ${escapeRegExp(m[2])}\\s*$`, 'm').test(doc)) found.push({ line: i + 1, problem: `${m[1]} has no section "${m[2]}"` });
     }
   }
   return found;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** This file: its table below quotes the very lines it forbids. */
 const SELF = 'test/repo/no-outside-links.test.ts';

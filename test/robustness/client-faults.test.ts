@@ -225,7 +225,7 @@ describe('slowloris: a client that sends its request slowly', () => {
 describe('oversized bodies are 413 in the caller shape, and the connection closes', () => {
   it.each(ENDPOINTS)('$name: a declared content-length over the limit is refused before the body is sent', async (ep) => {
     const client = await RawClient.open(gw.url);
-    await client.write(requestHead('POST', ep.path, { ...ep.headers(), 'content-length': 10 * MAX_BODY }) + '{"model":');
+    await client.write(`${requestHead('POST', ep.path, { ...ep.headers(), 'content-length': 10 * MAX_BODY })}{"model":`);
     const res = await client.response();
     const json = expectError(res, 413, ep.family);
     expect(errorOf(json).message).toMatch(/larger than the gateway's limit of 1048576 bytes/);
@@ -289,7 +289,7 @@ describe('bodies that are not a JSON object', () => {
 
 describe('deeply nested JSON', () => {
   const arrays = (depth: number, inner = '1') => '['.repeat(depth) + inner + ']'.repeat(depth);
-  const objects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+  const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
   const parts = (depth: number) => '{"type":"text","text":"x","content":['.repeat(depth) + ']}'.repeat(depth);
   /** `ep`'s valid body with `value` (JSON text) spliced in at `where`. */
   function bodyWith(ep: EndpointCase, model: string, where: 'extra field' | 'message content', value: string): string {
@@ -410,7 +410,7 @@ describe('wrong types in every validated field', () => {
     ['max_tokens', 1.5, 'max_tokens', /positive integer/],
     ['max_tokens', null, 'max_tokens', /positive integer/],
     ['max_tokens', true, 'max_tokens', /positive integer/],
-    ['max_tokens', 1e400, 'max_tokens', /positive integer/], // JSON's 1e400 parses as Infinity
+    ['max_tokens', Number.POSITIVE_INFINITY, 'max_tokens', /positive integer/], // sent as the JSON text 1e400, which parses as Infinity
   ];
   const TABLE: [EndpointCase, Mutation[]][] = [
     [CHAT, [...MODEL, ...MESSAGES_FIELD, ...STREAM]],
@@ -484,7 +484,7 @@ describe('invalid UTF-8 in the body', () => {
 describe('hostile headers', () => {
   it('headers over 16 KB in all are refused by node:http with 431 and the connection closes', async () => {
     const client = await RawClient.open(gw.url);
-    await client.write(requestHead('POST', CHAT.path, { ...CHAT.headers(), 'x-padding': 'p'.repeat(20_000), 'content-length': 2 }) + '{}');
+    await client.write(`${requestHead('POST', CHAT.path, { ...CHAT.headers(), 'x-padding': 'p'.repeat(20_000), 'content-length': 2 })}{}`);
     const res = await client.response();
     expect(res.status).toBe(431);
     // Refused before the handler, still answered in the caller's shape.

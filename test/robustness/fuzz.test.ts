@@ -166,7 +166,7 @@ type Path = (string | number)[];
 
 /** Every path to an object member in `value` (objects and arrays walked). */
 function paths(value: unknown, at: Path = [], out: Path[] = []): Path[] {
-  if (Array.isArray(value)) value.forEach((v, i) => paths(v, [...at, i], out));
+  if (Array.isArray(value)) for (const [i, v] of value.entries()) paths(v, [...at, i], out);
   else if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) {
       out.push([...at, k]);

@@ -67,13 +67,22 @@ const ROUTES: Route[] = [
 ];
 const COUNT_ROUTES = ['echo', 'claude-test', 'gpt-test', 'echo-chat'];
 
+/** The fields of the three protocols' answers and stream events that textOf reads. */
+interface Wire {
+  type?: string;
+  choices?: { message?: { content?: string | null }; delta?: { content?: string | null } }[];
+  content?: { type: string; text?: string }[];
+  output?: { type: string; content?: { type: string; text: string }[] }[];
+  delta?: string | { type?: string; text?: string };
+}
+
 /** The answer's text: from a whole JSON body, or the text deltas of a stream. Undefined when it did not end properly. */
 function textOf(ep: EndpointCase, body: string, stream: boolean): string | undefined {
   if (!stream) {
-    const json = JSON.parse(body) as Record<string, any>;
-    if (ep.protocol === 'chat') return json.choices?.[0]?.message?.content;
-    if (ep.protocol === 'messages') return (json.content as { type: string; text?: string }[]).filter((b) => b.type === 'text').map((b) => b.text).join('');
-    return (json.output as { type: string; content?: { type: string; text: string }[] }[])
+    const json = JSON.parse(body) as Wire;
+    if (ep.protocol === 'chat') return json.choices?.[0]?.message?.content ?? undefined;
+    if (ep.protocol === 'messages') return (json.content ?? []).filter((b) => b.type === 'text').map((b) => b.text).join('');
+    return (json.output ?? [])
       .filter((i) => i.type === 'message')
       .flatMap((i) => i.content ?? [])
       .filter((c) => c.type === 'output_text')
@@ -89,13 +98,13 @@ function textOf(ep: EndpointCase, body: string, stream: boolean): string | undef
       ended = ep.protocol === 'chat';
       continue;
     }
-    const ev = JSON.parse(data) as Record<string, any>;
+    const ev = JSON.parse(data) as Wire;
     if (ep.protocol === 'chat') text += ev.choices?.[0]?.delta?.content ?? '';
     else if (ep.protocol === 'messages') {
-      if (ev.type === 'content_block_delta' && ev.delta?.type === 'text_delta') text += ev.delta.text;
+      if (ev.type === 'content_block_delta' && typeof ev.delta === 'object' && ev.delta.type === 'text_delta') text += ev.delta.text ?? '';
       if (ev.type === 'message_stop') ended = true;
     } else {
-      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      if (ev.type === 'response.output_text.delta' && typeof ev.delta === 'string') text += ev.delta;
       if (ev.type === 'response.completed') ended = true;
     }
   }

@@ -35,13 +35,11 @@ export interface ReplayFlags {
 
 /** Where the gateway of the config listens (the built-in default's when there is no config file). */
 async function configuredUrl(flags: ReplayFlags, io: CliIo): Promise<string> {
-  let server;
-  try {
-    ({ server } = (await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env })).config);
-  } catch (err) {
+  const loaded = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env }).catch((err: unknown) => {
     if (!(err instanceof ConfigError)) throw err;
     throw new ExitError(`${err.message}\nreplay reads the config only for the gateway's address: pass --to URL instead.`, 1);
-  }
+  });
+  const { server } = loaded.config;
   if (server.port === 0) throw new ExitError("server.port is 0, so the gateway's port is only known once serve starts: pass --to URL.", 1);
   return clientUrl(server);
 }

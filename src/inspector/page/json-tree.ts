@@ -136,10 +136,12 @@ export function longString(text: string, cls = 'j-string'): HTMLElement {
     const more = quoted.length - shown;
     span.replaceChildren(quoted.slice(0, shown));
     if (more > 0) {
-      span.appendChild(
-        h('button', { class: 'link more', type: 'button', onclick: () => ((shown += STRING_CUT * 50), draw()) }, `… show more (${more.toLocaleString()} chars)`),
-      );
+      span.appendChild(h('button', { class: 'link more', type: 'button', onclick: showMore }, `… show more (${more.toLocaleString()} chars)`));
     }
+  };
+  const showMore = () => {
+    shown += STRING_CUT * 50;
+    draw();
   };
   draw();
   return span;

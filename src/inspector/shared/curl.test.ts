@@ -122,7 +122,7 @@ function expectAllSent(inputs: readonly CurlInput[]): void {
   const commands = inputs.map(curlCommand);
   for (const [shell, locale] of shells().map((s, i) => [s, i === 0 ? 'C.UTF-8' : 'C'] as const)) {
     const runs = runSnippets(shell, commands, { ...ENV, LC_ALL: locale });
-    inputs.forEach((input, i) => expectSent(input, commands[i]!, runs[i]!));
+    for (const [i, input] of inputs.entries()) expectSent(input, commands[i]!, runs[i]!);
   }
 }
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { assertNever } from '../../assert-never.js';
 import { alignArrays, diffBodies, formatPath, type Change } from './diff.js';
 
 /** Changes as short strings, for readable expectations. */
@@ -15,6 +16,8 @@ function show(changes: readonly Change[]): string[] {
         return `~ ${from}${from === to ? '' : ` ~ ${to}`}: ${JSON.stringify(c.before)} → ${JSON.stringify(c.after)}`;
       case 'moved':
         return `> ${from} → ${to}${c.partial ? ' (partial)' : ''}`;
+      default:
+        return assertNever(c.kind);
     }
   });
 }

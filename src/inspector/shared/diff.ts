@@ -218,9 +218,12 @@ function indexAdded(added: readonly Added[], hash: Hasher): Map<string, Target[]
     if (budget-- <= 0) return;
     const h = hash(value);
     let list = index.get(h);
-    if (!list) index.set(h, (list = []));
+    if (!list) {
+      list = [];
+      index.set(h, list);
+    }
     list.push({ path, entry });
-    if (Array.isArray(value)) value.forEach((v, i) => visit(v, [...path, i], entry));
+    if (Array.isArray(value)) for (const [i, v] of value.entries()) visit(v, [...path, i], entry);
     else if (isObject(value)) for (const [k, v] of Object.entries(value)) visit(v, [...path, k], entry);
   };
   for (const a of added) visit(a.value, a.to, a);
@@ -253,7 +256,8 @@ function findMoves(found: Found, hash: Hasher): Change[] {
     let best: Target | undefined;
     let bestScore = -Infinity;
     for (const t of candidates) {
-      if ((steps -= 1 + claimed.length) <= 0) break;
+      steps -= 1 + claimed.length;
+      if (steps <= 0) break;
       if (!distinctive(value) && !sameParent(from, t.path)) continue;
       if (claimed.some((c) => within(t.path, c) || within(c, t.path))) continue;
       const score = commonPrefix(from, t.path) * 1000 - t.path.length;
@@ -287,7 +291,7 @@ function findMoves(found: Found, hash: Hasher): Change[] {
       if (budget-- <= 0) return 1;
       const at = order++;
       let size = 1;
-      if (Array.isArray(value)) value.forEach((v, i) => (size += collect(v, [...path, i])));
+      if (Array.isArray(value)) for (const [i, v] of value.entries()) size += collect(v, [...path, i]);
       else if (isObject(value)) for (const [k, v] of Object.entries(value)) size += collect(v, [...path, k]);
       if (path.length > r.from.length && distinctive(value)) parts.push({ path, value, size, order: at });
       return size;
@@ -297,7 +301,8 @@ function findMoves(found: Found, hash: Hasher): Change[] {
     const taken: Path[] = [];
     const found: { order: number; move: Change }[] = [];
     for (const part of parts) {
-      if ((steps -= 1 + taken.length) <= 0) break;
+      steps -= 1 + taken.length;
+      if (steps <= 0) break;
       if (taken.some((t) => within(part.path, t))) continue;
       const t = claim(part.path, part.value);
       if (!t) continue;

@@ -66,7 +66,10 @@ export function groupSessions(summaries: readonly ExchangeSummary[]): SessionSta
   for (const s of summaries) {
     if (!s.sessionId) continue;
     let list = bySession.get(s.sessionId);
-    if (!list) bySession.set(s.sessionId, (list = []));
+    if (!list) {
+      list = [];
+      bySession.set(s.sessionId, list);
+    }
     list.push(s);
   }
   const out: SessionStats[] = [];
