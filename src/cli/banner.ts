@@ -5,6 +5,7 @@
 import type { ChalkInstance } from 'chalk';
 import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
 import { printable } from '../log/terminal-text.js';
+import { providerKind } from '../providers/kinds.js';
 import { anthropicEnv, claudeCodeEnv, claudeModelFor, codexModelFor, codexToml, CODEX_ENV_KEY, inlineEnv, openaiEnv, type SnippetInput } from './snippets.js';
 
 export interface BannerInput {
@@ -34,8 +35,10 @@ export function keyNames(keys: readonly GatewayKey[], max = 5): string {
 }
 
 function providerLine(p: ProviderConfig): string {
-  if (p.type === 'echo') return `${printable(p.id)} (echo, built in)`;
-  return `${printable(p.id)} (${p.type}, ${printable(p.baseUrl)}, ${maskSecret(p.apiKey)})`;
+  const { describe } = providerKind(p.type);
+  const where = printable(describe.where(p));
+  if (describe.credential === undefined) return `${printable(p.id)} (${p.type}, ${where})`;
+  return `${printable(p.id)} (${p.type}, ${where}, ${maskSecret(p.apiKey)})`;
 }
 
 export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl }: BannerInput): string {

@@ -8,6 +8,7 @@ import type { Config, KeyGroupConfig, ModelConfig, ProviderConfig } from '../con
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
 import { printable } from '../log/terminal-text.js';
+import { providerKind } from '../providers/kinds.js';
 import { keyNames, maskSecret } from './banner.js';
 import { groupsReaching, reachableModels } from './reach.js';
 import { formatTable, type Column } from './table.js';
@@ -34,15 +35,22 @@ export function routeCell(model: ModelConfig, provider: ProviderConfig | undefin
   return plan.translator ? c.yellow(`→ ${plan.upstreamProtocol}`) : c.green('native');
 }
 
+/** The credential, masked, and how it is sent ("sk-…abcd as api-key header"). */
+function credentialCell(p: ProviderConfig, c: ChalkInstance): string {
+  const how = providerKind(p.type).describe.credential;
+  if (how === undefined) return c.gray('not needed');
+  return p.apiKey ? `${maskSecret(p.apiKey)} ${c.gray(`(${how})`)}` : c.gray('none');
+}
+
 export function providersTable(config: Config, c: ChalkInstance): string {
   const columns: Column<ProviderConfig>[] = [
     // Config values are printed escaped (a name could hold a control character); words of our own are not.
     { header: 'provider', cell: (p) => printable(p.id) },
     { header: 'type', cell: (p) => p.type },
-    { header: 'base URL', cell: (p) => (p.type === 'echo' ? c.gray('built in') : printable(p.baseUrl)) },
+    { header: 'base URL', cell: (p) => (p.baseUrl === '' ? c.gray(providerKind(p.type).describe.where(p)) : printable(p.baseUrl)) },
     { header: 'speaks', cell: (p) => protocolList(p.protocols) },
-    { header: 'credential', cell: (p) => (p.type === 'echo' ? c.gray('not needed') : p.apiKey ? maskSecret(p.apiKey) : c.gray('none')) },
-    { header: 'retries', cell: (p) => (p.type === 'echo' ? c.gray('—') : String(p.retries)) },
+    { header: 'credential', cell: (p) => credentialCell(p, c) },
+    { header: 'retries', cell: (p) => (p.baseUrl === '' ? c.gray('—') : String(p.retries)) },
   ];
   return formatTable(columns, [...config.providers.values()], c);
 }
@@ -112,10 +120,9 @@ export function configWarnings(config: Config): string[] {
   const models = [...config.models.values(), ...config.modelGlobs];
   for (const p of config.providers.values()) {
     if (!models.some((m) => m.provider === p.id)) out.push(`providers.${p.id}: no model uses it`);
-    // OpenAI and Anthropic always want a key; local openai-compatible servers usually do not.
-    if ((p.type === 'openai' || p.type === 'anthropic') && !p.apiKey) {
-      out.push(`providers.${p.id}.apiKey: not set; ${p.type === 'openai' ? 'OpenAI' : 'Anthropic'} will refuse the requests`);
-    }
+    // A vendor's API always wants a key; a local openai-compatible server usually does not.
+    const refuser = providerKind(p.type).describe.keyRequiredBy;
+    if (refuser !== undefined && !p.apiKey) out.push(`providers.${p.id}.apiKey: not set; ${refuser} will refuse the requests`);
   }
   if (config.keyGroups.size > 0) {
     for (const m of models) {

@@ -8,11 +8,11 @@ import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { protocolSpecs } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
-import { credentialHeaders } from '../providers/endpoints.js';
 import { transportError } from '../providers/http.js';
+import { providerKind } from '../providers/kinds.js';
 import type { Provider } from '../providers/types.js';
 import { parseErrorBody } from '../providers/upstream-error.js';
-import { DEFAULT_ANTHROPIC_VERSION, upstreamHeaders } from '../server/upstream-headers.js';
+import { upstreamHeaders } from '../server/upstream-headers.js';
 import { createSseDecoder, type SseEvent } from '../sse/parse.js';
 import { VERSION } from '../version.js';
 
@@ -93,9 +93,9 @@ export async function call(provider: Provider, protocol: Protocol, json: Record<
 
 /** GET the model list: the one call for a provider that has no model to try. */
 export async function ping(provider: ProviderConfig, timeoutMs: number): Promise<Outcome> {
-  const url = provider.type === 'anthropic' ? `${provider.baseUrl}/v1/models` : `${provider.baseUrl}/models`;
-  const headers: Record<string, string> = { ...provider.headers, ...credentialHeaders(provider) };
-  if (provider.type === 'anthropic') headers['anthropic-version'] = DEFAULT_ANTHROPIC_VERSION;
+  const models = providerKind(provider.type).models?.(provider);
+  if (!models) return { kind: 'json', json: undefined };
+  const { url, headers } = models;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     const res = await request(url, { method: 'GET', headers, signal, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
@@ -104,7 +104,7 @@ export async function ping(provider: ProviderConfig, timeoutMs: number): Promise
       ? { kind: 'json', json: undefined }
       : { kind: 'http', status: res.statusCode, detail: httpDetail(res.statusCode, text) };
   } catch (err) {
-    if (signal.aborted) return { kind: 'timeout', detail: `Provider '${provider.id}' did not answer GET ${new URL(url).pathname} within ${timeoutMs / 1000}s.` };
+    if (signal.aborted) return { kind: 'timeout', detail: `Provider '${provider.id}' did not answer GET ${url.pathname} within ${timeoutMs / 1000}s.` };
     const mapped = transportError(err, provider);
     return { kind: 'unreachable', detail: mapped instanceof Error ? mapped.message : String(mapped) };
   }

@@ -5,6 +5,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat/create, https://platform.openai.com/docs/api-reference/responses/create, https://docs.anthropic.com/en/api/messages
  */
 import type { ProviderType } from '../config/types.js';
+import { providerKind } from '../providers/kinds.js';
 import { isObject } from '../protocols/shallow.js';
 import type { Protocol } from '../protocols/types.js';
 import type { SseEvent } from '../sse/parse.js';
@@ -27,9 +28,9 @@ export const PROBE_TOOL = {
 const PROMPT = 'Reply with one word: ok';
 const TOOL_PROMPT = 'What is the weather in Paris?';
 
-/** Chat's output limit field: OpenAI's own API refuses `max_tokens` for its newer models; compatible servers know only it. */
+/** Chat's output limit field: OpenAI's API (and Azure's) refuses `max_tokens` for its newer models; compatible servers know only it. */
 function chatLimit(type: ProviderType, n: number): Record<string, number> {
-  return type === 'openai' ? { max_completion_tokens: n } : { max_tokens: n };
+  return providerKind(type).dialect === 'openai' ? { max_completion_tokens: n } : { max_tokens: n };
 }
 
 function base(protocol: Protocol, type: ProviderType, model: string, prompt: string, maxTokens: number): Record<string, unknown> {

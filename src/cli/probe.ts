@@ -7,6 +7,7 @@
 import { DEFAULT_SERVER_LIMITS } from '../config/schema.js';
 import type { Config, ModelConfig, ProviderConfig } from '../config/types.js';
 import type { Protocol } from '../protocols/types.js';
+import { providerKind } from '../providers/kinds.js';
 import { createProviders } from '../providers/registry.js';
 import { findModel } from '../routing/resolve-model.js';
 import { planUpstream } from '../translate/plan.js';
@@ -157,7 +158,7 @@ export interface ProbeOptions {
 export async function probeProvider(config: ProviderConfig, targets: readonly ProbeTarget[], options: ProbeOptions): Promise<ProviderProbe> {
   const { timeoutMs } = options;
   const providerConfig = bounded(config, timeoutMs);
-  const noKeyNeeded = config.type === 'echo';
+  const noKeyNeeded = providerKind(config.type).describe.credential === undefined;
   let reachable: Check = noKeyNeeded ? ok : skipped();
   let credential: Check = noKeyNeeded ? skipped('not needed') : skipped();
   // Any HTTP answer proves the provider reachable; any but 401/403 proves the credential (or its absence) accepted.

@@ -5,6 +5,7 @@
  * differs is reported as a field that changed, without its values.
  */
 import { FEATURES, PROTOCOLS } from '../protocols/types.js';
+import { providerKind } from '../providers/kinds.js';
 import type { Config, GatewayKey, KeyGroupConfig, ModelConfig, ProviderConfig } from './types.js';
 
 export type ChangeSection = 'provider' | 'model' | 'group' | 'key' | 'server';
@@ -89,7 +90,7 @@ function field(out: FieldChange[], name: string, from: string, to: string): void
 }
 
 function describeProvider(p: ProviderConfig): string {
-  return p.type === 'echo' ? 'echo, built in' : `${p.type}, ${p.baseUrl}`;
+  return `${p.type}, ${providerKind(p.type).describe.where(p)}`;
 }
 
 function providerFields(a: ProviderConfig, b: ProviderConfig): FieldChange[] {

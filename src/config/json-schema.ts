@@ -5,6 +5,7 @@
  * verdicts equal to `parseConfig`'s.
  */
 import { z } from 'zod';
+import { providerKind } from '../providers/kinds.js';
 import { writtenConfigSchema } from './schema.js';
 
 export const JSON_SCHEMA_PATH = 'schema/gateway.schema.json';
@@ -40,19 +41,18 @@ function addRuleConstraints(schema: JsonObject): void {
   Object.assign(at(section('keyGroups'), ['propertyNames']), { pattern: ID });
   Object.assign(at(section('models'), ['propertyNames']), { pattern: GLOB });
 
-  const provider = at(section('providers'), ['additionalProperties']);
-  // rules.ts `compatibleNeedsBaseUrl`. (The description is for json-schema.test.ts, which wants one on every property.)
-  Object.assign(provider, {
-    if: {
-      properties: { type: { const: 'openai-compatible', description: 'An openai-compatible provider needs a baseUrl.' } },
-      required: ['type'],
-    },
-    then: { required: ['baseUrl'] },
-  });
-  const baseUrl = at(provider, ['properties', 'baseUrl']);
-  // The gateway checks the URL after resolving `${NAME}` references, so a reference is accepted as written.
-  delete baseUrl.format;
-  baseUrl.anyOf = [{ format: 'uri', pattern: HTTP_URL }, { pattern: ENV_REFERENCE }];
+  // One entry per provider kind; each kind states its own rules (providers/<type>/kind.ts).
+  const entries = at(section('providers'), ['additionalProperties', 'oneOf']) as unknown as JsonObject[];
+  for (const entry of entries) {
+    const type = at(entry, ['properties', 'type']).const;
+    if (typeof type !== 'string') throw new Error('JSON Schema: a provider entry without a type');
+    providerKind(type).jsonSchema?.(entry);
+    const baseUrl = at(entry, ['properties', 'baseUrl']);
+    // The gateway checks the URL after resolving `${NAME}` references, so a reference is accepted as written.
+    delete baseUrl.format;
+    delete baseUrl.pattern;
+    baseUrl.anyOf = [{ format: 'uri', pattern: HTTP_URL }, { pattern: ENV_REFERENCE }];
+  }
 
   const group = at(section('keyGroups'), ['additionalProperties', 'properties']);
   const key = at(group, ['keys', 'items', 'anyOf']);

@@ -1,8 +1,8 @@
 /**
- * Schema output → `Config`: type-dependent defaults, keys reduced to digests, models split
+ * Schema output → `Config`: each provider kind's defaults, keys reduced to digests, models split
  * into exact names and specificity-ordered globs. Assumes `rules.ts` found nothing.
  */
-import type { Protocol } from '../protocols/types.js';
+import { providerKind } from '../providers/kinds.js';
 import { compareSpecificity, isGlob } from './glob.js';
 import { keyDigest, keyId } from './keys.js';
 import type { ValidatedConfig } from './schema.js';
@@ -12,21 +12,11 @@ import type {
   KeyGroupConfig,
   ModelConfig,
   ProviderConfig,
-  ProviderType,
 } from './types.js';
 
 type WrittenProvider = ValidatedConfig['providers'][string];
 type WrittenModel = ValidatedConfig['models'][string];
 type WrittenKeyGroup = ValidatedConfig['keyGroups'][string];
-
-/** What each provider type speaks natively, and where it lives unless `baseUrl` says otherwise. */
-export const PROVIDER_DEFAULTS = {
-  openai: { protocols: ['responses', 'chat'], baseUrl: 'https://api.openai.com/v1' },
-  // The Anthropic SDK convention: the base URL has no /v1; the client appends /v1/messages.
-  anthropic: { protocols: ['messages'], baseUrl: 'https://api.anthropic.com' },
-  'openai-compatible': { protocols: ['chat'], baseUrl: undefined },
-  echo: { protocols: ['responses', 'chat', 'messages'], baseUrl: undefined },
-} as const satisfies Record<ProviderType, { protocols: readonly Protocol[]; baseUrl: string | undefined }>;
 
 export function normalizeConfig(written: ValidatedConfig): Config {
   const providers = new Map(Object.entries(written.providers).map(([id, p]) => [id, normalizeProvider(id, p)]));
@@ -54,15 +44,15 @@ export function normalizeConfig(written: ValidatedConfig): Config {
 }
 
 function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
-  const defaults = PROVIDER_DEFAULTS[p.type];
-  const isEcho = p.type === 'echo';
+  const kind = providerKind(p.type);
   return {
     id,
     type: p.type,
-    baseUrl: isEcho ? '' : stripTrailingSlashes(p.baseUrl ?? defaults.baseUrl ?? ''),
-    apiKey: isEcho ? undefined : p.apiKey,
+    baseUrl: stripTrailingSlashes(kind.baseUrl(p as never) ?? ''),
+    // A kind that takes no credential is given none, so nothing shows or logs one.
+    apiKey: kind.describe.credential === undefined ? undefined : p.apiKey,
     headers: { ...p.headers },
-    protocols: new Set(p.protocols ?? defaults.protocols),
+    protocols: new Set(p.protocols ?? kind.protocols),
     timeouts: { ...p.timeouts },
     retries: p.retries,
   };

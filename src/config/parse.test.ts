@@ -65,7 +65,7 @@ describe('parseConfig: validation issues', () => {
     [
       'missing provider type',
       (c) => delete c.providers.openai.type,
-      [{ path: 'providers.openai.type', message: 'required: one of "openai", "anthropic", "openai-compatible", "echo"' }],
+      [{ path: 'providers.openai.type', message: 'required: one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai"' }],
     ],
     [
       'unknown provider type',
@@ -73,7 +73,7 @@ describe('parseConfig: validation issues', () => {
       [
         {
           path: 'providers.openai.type',
-          message: 'must be one of "openai", "anthropic", "openai-compatible", "echo" (got "azure")',
+          message: 'must be one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai" (got "azure")',
         },
       ],
     ],

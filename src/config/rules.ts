@@ -3,6 +3,7 @@
  * schema; each rule returns issues, never throws, so all of them are reported together.
  */
 import type { ConfigIssue } from '../errors.js';
+import { providerKind } from '../providers/kinds.js';
 import { globProblem, isGlob, matchGlob } from './glob.js';
 import { keyDigest } from './keys.js';
 import { formatPath } from './path.js';
@@ -38,11 +39,13 @@ const knownProviders: Rule = (config) => {
   );
 };
 
-const compatibleNeedsBaseUrl: Rule = (config) =>
+/** Each provider kind's own checks (a base URL it needs, fields that go together), from its folder. */
+const kindRules: Rule = (config) =>
   Object.entries(config.providers).flatMap(([id, provider]) =>
-    provider.type === 'openai-compatible' && provider.baseUrl === undefined
-      ? [{ path: formatPath(['providers', id, 'baseUrl']), message: 'required for openai-compatible providers' }]
-      : [],
+    (providerKind(provider.type).rules?.(provider as never) ?? []).map((issue) => ({
+      path: formatPath(['providers', id, ...issue.path]),
+      message: issue.message,
+    })),
   );
 
 /** A group's patterns must be valid globs, and an exact name must be something a client could actually get. */
@@ -102,7 +105,7 @@ const fallbackModels: Rule = (config) => {
   return issues;
 };
 
-const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, compatibleNeedsBaseUrl, groupModels, uniqueKeys, fallbackModels];
+const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, kindRules, groupModels, uniqueKeys, fallbackModels];
 
 export function checkRules(config: ValidatedConfig): ConfigIssue[] {
   return RULES.flatMap((rule) => rule(config));

@@ -109,6 +109,8 @@ const valid: readonly Case[] = [
       },
     },
   },
+  { name: 'an azure-openai provider by resource name', config: withProvider({ type: 'azure-openai', resource: 'contoso', apiKey: 'k' }) },
+  { name: 'an azure-openai provider by base URL', config: withProvider({ type: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai/v1' }) },
   {
     name: 'base URLs from environment variables',
     config: withSection('providers', {
@@ -151,8 +153,18 @@ const invalid: readonly Case[] = [
     problem: /headers/,
   },
   { name: 'header value with a line break', config: withProvider({ type: 'openai', headers: { 'X-A': 'a\r\nb' } }), pointer: '/providers/p/headers/X-A', problem: /line breaks/ },
-  // The next four are rules.ts rules, stated in the schema by json-schema.ts.
+  // Rules a kind checks in code (providers/<type>/kind.ts), stated in its schema entry by the kind's jsonSchema.
   { name: 'openai-compatible without a base URL', config: withProvider({ type: 'openai-compatible' }), pointer: '/providers/p/baseUrl', problem: /providers\.p\.baseUrl: required/ },
+  { name: 'azure-openai with neither resource nor base URL', config: withProvider({ type: 'azure-openai' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: required/ },
+  {
+    name: 'azure-openai with both resource and base URL',
+    config: withProvider({ type: 'azure-openai', resource: 'contoso', baseUrl: 'https://contoso.openai.azure.com/openai/v1' }),
+    pointer: '/providers/p',
+    problem: /providers\.p\.baseUrl: give resource or baseUrl, not both/,
+  },
+  { name: 'azure-openai resource that is not a name', config: withProvider({ type: 'azure-openai', resource: 'contoso.evil.com/x' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: must be an Azure resource name/ },
+  { name: 'a field of another kind', config: withProvider({ type: 'openai', resource: 'contoso' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: unknown field/ },
+  // The next three are rules.ts rules, stated in the schema by json-schema.ts.
   {
     name: 'provider id with whitespace',
     config: { providers: { 'my echo': { type: 'echo' } }, models: { echo: { provider: 'my echo' } } },

@@ -2,56 +2,21 @@
  * The written config file's shape (zod 4): the single source of `WrittenConfig` and of
  * `schema/gateway.schema.json`. Every field carries a description because editors show
  * them. Defaults that do not depend on other fields live here so the JSON Schema shows
- * them; type-dependent ones (a provider's base URL and protocols) are in `normalize.ts`.
+ * them; a provider kind's own (its base URL and protocols) are in its folder, `providers/<type>/`.
  */
 import { z } from 'zod';
 import { FEATURES, PROTOCOLS } from '../protocols/types.js';
+import { PROVIDER_KINDS } from '../providers/kinds.js';
 import { isWellFormedKey } from './keys.js';
-import { PROVIDER_TYPES } from './types.js';
+import { type KindFields, providerEntry } from './provider-fields.js';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_SERVER_LIMITS } from './defaults.js';
 
-export const DEFAULT_HOST = '127.0.0.1';
-export const DEFAULT_PORT = 8787;
-export const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_TIMEOUTS = { connectMs: 10_000, headersMs: 600_000, idleMs: 300_000, totalMs: 1_800_000 } as const;
-export const DEFAULT_RETRIES = 2;
-export const DEFAULT_SERVER_LIMITS = {
-  maxConcurrentRequests: 1024,
-  maxBufferedBytes: 512 * 1024 * 1024,
-  headersTimeoutMs: 30_000,
-  requestTimeoutMs: 300_000,
-  keepAliveTimeoutMs: 65_000,
-  maxResponseBytes: 64 * 1024 * 1024,
-  authFailuresPerMinute: 30,
-  maxTools: 1024,
-  maxMessages: 100_000,
-  maxContentBlocks: 100_000,
-} as const;
+export { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_RETRIES, DEFAULT_SERVER_LIMITS, DEFAULT_TIMEOUTS } from './defaults.js';
 
 const protocol = z.enum(PROTOCOLS);
 const feature = z.enum(FEATURES);
 
-// RFC 9110 token characters; anything else would make the upstream request throw at send time.
-const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid HTTP header name');
-const headerValue = z.string().regex(/^[^\r\n]*$/, 'header values must not contain line breaks');
-
 const positiveInt = () => z.int().positive();
-
-const timeouts = z
-  .strictObject({
-    connectMs: positiveInt().default(DEFAULT_TIMEOUTS.connectMs).describe('TCP/TLS connect timeout, in milliseconds.'),
-    headersMs: positiveInt()
-      .default(DEFAULT_TIMEOUTS.headersMs)
-      .describe('Longest wait from sending a request to receiving the response headers, in milliseconds.'),
-    idleMs: positiveInt()
-      .default(DEFAULT_TIMEOUTS.idleMs)
-      .describe('Longest silence between two chunks of a response body (streams included), in milliseconds.'),
-    totalMs: positiveInt()
-      .default(DEFAULT_TIMEOUTS.totalMs)
-      .describe(
-        'Longest a whole upstream call may take, retries and the complete stream included, in milliseconds (default 30 minutes).',
-      ),
-  })
-  .describe('Upstream timeouts for this provider.');
 
 const server = z
   .strictObject({
@@ -114,43 +79,18 @@ const server = z
   })
   .describe('Where the gateway listens, and the limits that protect it.');
 
+// One entry per registered provider kind (providers/kinds.ts), told apart by `type`.
 const provider = z
-  .strictObject({
-    type: z
-      .enum(PROVIDER_TYPES)
-      .describe(
-        'openai (Responses + Chat Completions), anthropic (Messages), openai-compatible (Chat Completions; baseUrl required) or echo (built in, answers locally).',
-      ),
-    // Not z.httpUrl(): that one insists on a domain name and rejects localhost and IP addresses.
-    baseUrl: z
-      .url({ protocol: /^https?$/ })
-      .optional()
-      .describe(
-        'Absolute http(s) base URL. Defaults: openai https://api.openai.com/v1, anthropic https://api.anthropic.com (no /v1). Required for openai-compatible; unused by echo.',
-      ),
-    apiKey: z.string().optional().describe('Upstream credential, usually "${ENV_VAR}". Optional; unused by echo.'),
-    headers: z
-      .record(headerName, headerValue)
-      .optional()
-      .describe('Extra static headers sent with every upstream request.'),
-    protocols: z
-      .array(protocol)
-      .min(1)
-      .optional()
-      .describe(
-        'Protocols the upstream speaks natively, overriding the type\'s own set (openai: responses, chat; anthropic: messages; openai-compatible: chat; echo: all).',
-      ),
-    timeouts: timeouts.prefault({}),
-    retries: z
-      .int()
-      .min(0)
-      .max(10)
-      .default(DEFAULT_RETRIES)
-      .describe(
-        'Extra attempts after a connection error, a timeout or an HTTP 408/409/429/5xx/529 answer, made only before any byte reached the client (default 2; 0 disables).',
-      ),
-  })
-  .describe('An upstream: where requests go and how they are authenticated.');
+  .discriminatedUnion(
+    'type',
+    PROVIDER_KINDS.map((kind) => providerEntry(kind)) as unknown as ProviderEntries<typeof PROVIDER_KINDS>,
+  )
+  .describe('An upstream: where requests go and how they are authenticated. `type` says which kind, and so which other fields it takes.');
+
+/** The entries' types, one per kind, as the tuple `z.discriminatedUnion` wants. */
+type ProviderEntries<Kinds extends readonly { type: string; fields: z.ZodRawShape }[]> = {
+  -readonly [I in keyof Kinds]: z.ZodObject<KindFields<Kinds[I]['type'], Kinds[I]['fields']>, z.core.$strict>;
+};
 
 const model = z
   .strictObject({

@@ -5,8 +5,11 @@
  */
 import type { Feature, Protocol } from '../protocols/types.js';
 
-export const PROVIDER_TYPES = ['openai', 'anthropic', 'openai-compatible', 'echo'] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
+/**
+ * A provider's `type`: the name of a kind registered in `providers/kinds.ts` (which also gives
+ * the names as a union, `ProviderType` there). A plain string here, as the kinds import this file.
+ */
+export type ProviderType = string;
 
 export interface Timeouts {
   /** TCP/TLS connect. */
@@ -22,7 +25,7 @@ export interface Timeouts {
 export interface ProviderConfig {
   readonly id: string;
   readonly type: ProviderType;
-  /** Absolute base URL without a trailing slash, e.g. `https://api.openai.com/v1`. Empty for `echo`. */
+  /** Absolute base URL without a trailing slash, e.g. `https://api.openai.com/v1`. Empty for a kind with none (`echo`). */
   readonly baseUrl: string;
   /** The provider credential, already resolved from the environment. Never logged. */
   readonly apiKey: string | undefined;

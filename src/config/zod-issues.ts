@@ -20,8 +20,7 @@ export function configErrorMap(iss: RawIssue): string | undefined {
       if (iss.expected === 'int' && typeof input === 'number') return `must be an integer (got ${input})`;
       return `expected ${article(typeName(iss.expected))}, got ${describe(input)}`;
     case 'invalid_value':
-      if (input === undefined) return `required: one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`;
-      return `must be one of ${iss.values.map((v) => JSON.stringify(v)).join(', ')} (got ${describe(input)})`;
+      return oneOf(iss.values, input);
     case 'too_small':
       return bound(iss.origin, 'small', Number(iss.minimum), iss.inclusive ?? true);
     case 'too_big':
@@ -31,9 +30,23 @@ export function configErrorMap(iss: RawIssue): string | undefined {
       return `invalid ${iss.format} (got ${describe(input)})`;
     case 'invalid_key':
       return iss.issues[0]?.message ?? 'invalid name';
+    case 'invalid_union':
+      // A discriminated union (a provider's `type`) whose discriminator matches no option: the options are the allowed values.
+      // The issue's input is the whole entry; what was found is its discriminator field.
+      if (iss.note === 'No matching discriminator' && Array.isArray(iss.options)) {
+        const key = typeof iss.discriminator === 'string' ? iss.discriminator : undefined;
+        const found = key !== undefined && typeof input === 'object' && input !== null ? (input as Record<string, unknown>)[key] : undefined;
+        return oneOf(iss.options, found);
+      }
+      return undefined;
     default:
       return undefined;
   }
+}
+
+function oneOf(values: readonly unknown[], input: unknown): string {
+  const list = values.map((v) => JSON.stringify(v)).join(', ');
+  return input === undefined ? `required: one of ${list}` : `must be one of ${list} (got ${describe(input)})`;
 }
 
 function bound(origin: string, side: 'small' | 'big', limit: number, inclusive: boolean): string {
@@ -55,14 +68,14 @@ export function toConfigIssues(issues: readonly Issue[], schema: Schema): Config
   const visit = (issue: Issue, prefix: readonly PropertyKey[]): void => {
     const path = [...prefix, ...issue.path];
     if (issue.code === 'unrecognized_keys') {
-      const known = fieldsAt(schema, path);
+      const known = fieldsAt(schema, path, issue.input);
       for (const key of issue.keys) {
         const hint = suggest(key, known);
         out.push({ path: formatPath([...path, key]), message: `unknown field${hint ? ` (did you mean "${hint}"?)` : ''}` });
       }
       return;
     }
-    if (issue.code === 'invalid_union') {
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       const branch = issue.errors.find((errors) => !errors.every(isRootTypeMismatch));
       if (branch && typeof issue.input === 'object' && issue.input !== null) {
         for (const inner of branch) visit(inner, path);
@@ -82,13 +95,27 @@ function isRootTypeMismatch(issue: Issue): issue is z.core.$ZodIssueInvalidType 
   return issue.code === 'invalid_type' && issue.path.length === 0;
 }
 
-/** The field names an object schema at `path` accepts (several for a union of objects). */
-function fieldsAt(schema: Schema, path: readonly PropertyKey[]): string[] {
+/**
+ * The field names an object schema at `path` accepts: several for a union of objects, those of
+ * the options `input` fits by its literal fields (a provider's `type`) when one does.
+ */
+function fieldsAt(schema: Schema, path: readonly PropertyKey[], input: unknown): string[] {
   let current: Schema[] = [schema];
   for (const segment of path) {
     current = current.flatMap(unwrap).flatMap((s) => child(s, segment));
   }
-  return current.flatMap(unwrap).flatMap((s) => (s._zod.def.type === 'object' ? Object.keys(shapeOf(s)) : []));
+  const objects = current.flatMap(unwrap).filter((s) => s._zod.def.type === 'object');
+  const fitting = objects.filter((s) => fitsLiterals(s, input));
+  return (fitting.length > 0 ? fitting : objects).flatMap((s) => Object.keys(shapeOf(s)));
+}
+
+/** Whether `input` has each literal field of the object schema at one of its values. */
+function fitsLiterals(schema: Schema, input: unknown): boolean {
+  if (typeof input !== 'object' || input === null) return false;
+  return Object.entries(shapeOf(schema)).every(([name, field]) => {
+    const def = field._zod.def as unknown as { type: string; values?: unknown[] };
+    return def.type !== 'literal' || (def.values ?? []).includes((input as Record<string, unknown>)[name]);
+  });
 }
 
 function unwrap(schema: Schema): Schema[] {

@@ -3,7 +3,7 @@ import { startFakeUpstream, type FakeUpstream } from '../../test/helpers/fake-up
 import { DEFAULT_TIMEOUTS } from '../config/schema.js';
 import type { ProviderConfig, ProviderType } from '../config/types.js';
 import { CallAbort } from './abort.js';
-import { createHttpProvider } from './http.js';
+import { providerKind } from './kinds.js';
 
 let upstream: FakeUpstream;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ function provider(type: ProviderType, apiKey: string | undefined, headers: Recor
     timeouts: DEFAULT_TIMEOUTS,
     retries: 0,
   };
-  return createHttpProvider(config);
+  return providerKind(type).create(config, undefined);
 }
 
 /** Sends `clientHeaders` (as upstreamHeaders would have filtered them) and returns the headers the upstream got, raw. */

@@ -9,22 +9,60 @@
  */
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
-import { GatewayError } from '../errors.js';
-import { credentialHeaders, endpointUrl } from './endpoints.js';
-import type { Provider, UpstreamRequest, UpstreamResponse } from './types.js';
+import { GatewayError, invalidRequest } from '../errors.js';
+import type { Operation, Provider, UpstreamRequest, UpstreamResponse } from './types.js';
 import { CallAbort, type AbortState } from './abort.js';
-import { Pool, errors } from './undici-lean.js';
+import { Pool } from './undici-lean.js';
 import { StreamAnswerHandler } from './streamed-answer.js';
 import { WholeAnswerHandler } from './whole-answer.js';
 import { AnswerTooLarge, UnreadableEncoding } from './decode-answer.js';
-import { DEFAULT_SERVER_LIMITS } from '../config/schema.js';
+import { DEFAULT_SERVER_LIMITS } from '../config/defaults.js';
+import { scrubCredential, upstreamHttpError } from './upstream-error.js';
+import type { Protocol } from '../protocols/types.js';
 
 export interface HttpProviderDeps {
   /** Replaces the provider's own Agent (tests inject failures this way). */
   readonly dispatcher?: Dispatcher;
 }
 
-export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDeps = {}): Provider {
+/** What a call's URL may depend on. */
+export interface UrlCall {
+  readonly protocol: Protocol;
+  readonly operation: Operation;
+  /** The model named upstream (the body's `model`), for a kind that puts it in the path. */
+  readonly model: string | undefined;
+  readonly stream: boolean;
+}
+
+/** The final request, for headers computed over it (a signature). */
+export interface SignedCall {
+  readonly method: 'POST';
+  readonly url: URL;
+  /** Every header already set, as undici's flat list of names and values. */
+  readonly headers: readonly string[];
+  readonly body: Buffer;
+}
+
+/** What one kind of HTTP provider does its own way; the rest (pool, answers, abort) is this file's. */
+export interface HttpHooks {
+  /** The URL of a call, built with the URL API (see url.ts). */
+  url(config: ProviderConfig, call: UrlCall): URL;
+  /**
+   * Whether the URL depends on the model or the stream flag. When not, it is worked out once per
+   * protocol and operation, and `url` sees no model.
+   */
+  readonly urlPerCall?: boolean;
+  /** The provider credential as the kind's headers. */
+  credential(apiKey: string): Record<string, string>;
+  /** Headers computed over the final URL and body, per call (a request signature); they replace any of the same name. */
+  sign?(call: SignedCall): Record<string, string>;
+  /** An HTTP error answer (status >= 400) as the error the caller sees; default: upstream-error.ts. */
+  toError?(config: ProviderConfig, status: number, headers: Readonly<Record<string, string | string[] | undefined>>, bodyText: string): GatewayError;
+  /** A failure before or while reading the answer, as the error the caller sees; default: `transportError` below. */
+  transportError?(err: unknown, config: ProviderConfig, signal?: AbortState): unknown;
+}
+
+export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, deps: HttpProviderDeps = {}): Provider {
   const base = new URL(config.baseUrl);
   const ownPool = deps.dispatcher
     ? undefined
@@ -39,24 +77,33 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
   // replaces a header of the same name (in any case) from before it. A list skips a second
   // object's spread and undici's Object.keys per request.
   const fixed = new Map<string, string>();
+  const credential = config.apiKey === undefined || config.apiKey === '' ? {} : hooks.credential(config.apiKey);
   // Uncompressed answers are asked for: the gateway reads them (usage, translation, its own error events),
   // and decoding costs CPU. An upstream that compresses anyway is decoded (decode-answer.ts).
-  for (const [name, value] of Object.entries({ 'accept-encoding': 'identity', ...config.headers, ...credentialHeaders(config) })) {
+  for (const [name, value] of Object.entries({ 'accept-encoding': 'identity', ...config.headers, ...credential })) {
     fixed.set(name.toLowerCase(), value);
   }
   const fixedList = [...fixed].flat();
-  // The path of each endpoint, worked out once (the base URL may carry a path prefix such as /v1).
-  const paths = new Map<string, string>();
-  const pathFor = (protocol: UpstreamRequest['protocol'], operation: UpstreamRequest['operation']) => {
-    const key = `${protocol}:${operation}`;
-    let path = paths.get(key);
-    if (path === undefined) {
-      const url = new URL(endpointUrl(config, protocol, operation));
-      path = url.pathname + url.search;
-      paths.set(key, path);
+  // A URL that depends only on the protocol and operation is worked out once for each.
+  const urls = new Map<string, URL>();
+  const urlFor = (req: UpstreamRequest): URL => {
+    if (hooks.urlPerCall) {
+      const model = typeof req.model === 'string' ? req.model : typeof req.json.model === 'string' ? req.json.model : undefined;
+      try {
+        return hooks.url(config, { protocol: req.protocol, operation: req.operation, model, stream: req.stream !== false });
+      } catch (err) {
+        throw invalidRequest(`The model name cannot be sent to provider '${config.id}': ${err instanceof Error ? err.message : String(err)}.`);
+      }
     }
-    return path;
+    const key = `${req.protocol}:${req.operation}`;
+    let url = urls.get(key);
+    if (url === undefined) {
+      url = hooks.url(config, { protocol: req.protocol, operation: req.operation, model: undefined, stream: req.stream !== false });
+      urls.set(key, url);
+    }
+    return url;
   };
+  const mapTransport = hooks.transportError ?? transportError;
 
   return {
     id: config.id,
@@ -66,12 +113,25 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
       // The client's names arrive lower-cased (upstreamHeaders), as `fixed` holds its own.
       for (const name in req.headers) if (!fixed.has(name)) headers.push(name, req.headers[name]!);
       for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
-      const options = { origin: base.origin, path: pathFor(req.protocol, req.operation), method: 'POST' as const, headers, body: req.body };
+      let url: URL;
+      try {
+        url = urlFor(req);
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      if (hooks.sign) signHeaders(headers, hooks.sign({ method: 'POST', url, headers, body: req.body }));
+      const options = { origin: url.origin, path: url.pathname + url.search, method: 'POST' as const, headers, body: req.body };
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
       const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
-      return dispatchCall(dispatcher, options, callAbort(req), config, (signal, settle) =>
+      return dispatchCall(dispatcher, options, callAbort(req), (err, signal) => mapTransport(err, config, signal), (signal, settle) =>
         req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req.holdAnswer?.bind(req)) : new StreamAnswerHandler(signal, settle),
       );
+    },
+    toError(status, headers, bodyText) {
+      return (hooks.toError ?? upstreamHttpError)(config, status, headers, scrubCredential(bodyText, config));
+    },
+    transportError(err, signal) {
+      return mapTransport(err, config, signal);
     },
     async close() {
       await ownPool?.close();
@@ -79,20 +139,29 @@ export function createHttpProvider(config: ProviderConfig, deps: HttpProviderDep
   };
 }
 
+/** Sets each signed header in the flat list, replacing one of the same name. */
+function signHeaders(headers: string[], signed: Record<string, string>): void {
+  for (const [name, value] of Object.entries(signed)) {
+    const lower = name.toLowerCase();
+    for (let i = headers.length - 2; i >= 0; i -= 2) if (headers[i]!.toLowerCase() === lower) headers.splice(i, 2);
+    headers.push(lower, value);
+  }
+}
+
 /** Dispatches the call to a new `Handler`; a failure before the answer's headers rejects, mapped by transportError. */
 function dispatchCall(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal: CallAbort,
-  config: ProviderConfig,
+  mapError: (err: unknown, signal: AbortState) => unknown,
   handler: (signal: CallAbort, settle: (err: Error | undefined, answer: UpstreamResponse | undefined) => void) => Dispatcher.DispatchHandler,
 ): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
-      reject(transportError(signal.reason, config, signal));
+      reject(mapError(signal.reason, signal));
       return;
     }
-    dispatcher.dispatch(options, handler(signal, (err, answer) => (err ? reject(transportError(err, config, signal)) : resolve(answer!))));
+    dispatcher.dispatch(options, handler(signal, (err, answer) => (err ? reject(mapError(err, signal)) : resolve(answer!))));
   });
 }
 
@@ -128,24 +197,20 @@ export function transportError(err: unknown, config: ProviderConfig, signal?: Ab
     );
   }
   const origin = safeOrigin(config.baseUrl);
-  if (err instanceof errors.HeadersTimeoutError) {
-    return new GatewayError(
-      'timeout',
-      `Provider '${config.id}' did not answer within ${config.timeouts.headersMs / 1000}s.`,
-      { cause: err },
-    );
-  }
-  if (err instanceof errors.BodyTimeoutError) {
-    return new GatewayError('timeout', `Provider '${config.id}' went silent for ${config.timeouts.idleMs / 1000}s.`, {
-      cause: err,
-    });
-  }
+  // undici's error codes are its stable surface; its error classes are not the same objects in every copy of undici.
   const code = errorCode(err);
-  return new GatewayError(
-    'upstream_unavailable',
-    `Provider '${config.id}' is unreachable at ${origin}${code ? ` (${code})` : ''}.`,
-    { cause: err },
-  );
+  switch (code) {
+    case 'UND_ERR_HEADERS_TIMEOUT':
+      return new GatewayError('timeout', `Provider '${config.id}' did not answer within ${config.timeouts.headersMs / 1000}s.`, { cause: err });
+    case 'UND_ERR_BODY_TIMEOUT':
+      return new GatewayError('timeout', `Provider '${config.id}' went silent for ${config.timeouts.idleMs / 1000}s.`, { cause: err });
+    default:
+      return new GatewayError(
+        'upstream_unavailable',
+        `Provider '${config.id}' is unreachable at ${origin}${code ? ` (${code})` : ''}.`,
+        { cause: err },
+      );
+  }
 }
 
 function errorCode(err: unknown): string | undefined {

@@ -1,7 +1,7 @@
-/** Builds the running providers from the config: one per configured provider, by type. */
+/** Builds the running providers from the config: one per configured provider, by its kind. */
 import type { Config } from '../config/types.js';
-import { createEchoProvider } from './echo/provider.js';
-import { createHttpProvider, type HttpProviderDeps } from './http.js';
+import type { HttpProviderDeps } from './http.js';
+import { providerKind } from './kinds.js';
 import type { Provider } from './types.js';
 
 export interface ProviderDeps {
@@ -11,8 +11,6 @@ export interface ProviderDeps {
 
 export function createProviders(config: Config, deps: ProviderDeps = {}): Map<string, Provider> {
   const out = new Map<string, Provider>();
-  for (const [id, provider] of config.providers) {
-    out.set(id, provider.type === 'echo' ? createEchoProvider(provider) : createHttpProvider(provider, deps.http?.[id]));
-  }
+  for (const [id, provider] of config.providers) out.set(id, providerKind(provider.type).create(provider, deps.http?.[id]));
   return out;
 }

@@ -4,7 +4,8 @@
  */
 import type { ProviderConfig } from '../config/types.js';
 import type { Protocol } from '../protocols/types.js';
-import type { CallAbort } from './abort.js';
+import type { GatewayError } from '../errors.js';
+import type { AbortState, CallAbort } from './abort.js';
 
 /** What can be sent upstream: a protocol's create call, or Anthropic's count_tokens. */
 export type Operation = 'create' | 'count_tokens';
@@ -33,6 +34,11 @@ export interface UpstreamRequest {
    * the GatewayError to fail the call with when that is spent. Absent: nothing counted.
    */
   holdAnswer?(bytes: number): void;
+  /**
+   * The model named upstream (the final body's `model`), for a provider that puts it in the URL.
+   * Absent: such a provider reads `json.model`.
+   */
+  readonly model?: string;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**
@@ -76,5 +82,15 @@ export interface Provider {
   readonly config: ProviderConfig;
   /** Throws `GatewayError` for transport failures (unreachable 502, header timeout 504). */
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
+  /**
+   * The provider's HTTP error answer (status >= 400, its body text with the credential already cut
+   * out) as the error the caller sees. Absent: the provider has no such answers (echo).
+   */
+  toError?(status: number, headers: Readonly<Record<string, string | string[] | undefined>>, bodyText: string): GatewayError;
+  /**
+   * A failure of the call before or while its answer is read (the body's 'error', a size limit)
+   * as the error the caller sees. Absent: the error as it is.
+   */
+  transportError?(err: unknown, signal?: AbortState): unknown;
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import { chatProvider, sendChat } from '../../test/helpers/chat-provider.js';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { CallAbort } from './abort.js';
-import { createHttpProvider } from './http.js';
+import { providerKind } from './kinds.js';
 import type { Provider, UpstreamResponse } from './types.js';
 import { ERROR_BODY_LIMIT, headersOf } from './whole-answer.js';
 
@@ -151,7 +151,7 @@ describe('an answer read whole (a request that asked for no stream)', () => {
     await once(closed, 'listening');
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const p = createHttpProvider({
+    const p = providerKind('openai').create({
       id: 'gone',
       type: 'openai',
       baseUrl: `http://127.0.0.1:${port}/v1`,
@@ -160,7 +160,7 @@ describe('an answer read whole (a request that asked for no stream)', () => {
       protocols: new Set(['chat']),
       timeouts: DEFAULT_TIMEOUTS,
       retries: 0,
-    });
+    }, undefined);
     try {
       const err = await send(p, '/v1/chat/completions').catch((e: unknown) => e);
       expect(err).toBeInstanceOf(GatewayError);

@@ -115,13 +115,19 @@ const obj = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v
 
 /** Answers a forced tool call in the protocol of the path; everything else as the canned provider does. */
 function toolAware(req: Received, res: ServerResponse): void {
-  if (req.method === 'GET' && req.url === '/v1/models') return sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-good', object: 'model' }] });
+  if (req.method === 'GET' && req.url === '/v1/models') {
+    sendJson(res, 200, { object: 'list', data: [{ id: 'gpt-good', object: 'model' }] });
+    return;
+  }
   const body = obj(req.json);
-  if (body.tools === undefined) return cannedReply(req, res);
+  if (body.tools === undefined) {
+    cannedReply(req, res);
+    return;
+  }
   const model = String(body.model);
   const path = req.url.split('?')[0];
   if (path === '/v1/chat/completions') {
-    return sendJson(res, 200, {
+    sendJson(res, 200, {
       id: 'chatcmpl-t',
       object: 'chat.completion',
       created: 1,
@@ -134,17 +140,19 @@ function toolAware(req: Received, res: ServerResponse): void {
         },
       ],
     });
+    return;
   }
   if (path === '/v1/responses') {
-    return sendJson(res, 200, {
+    sendJson(res, 200, {
       id: 'resp_t',
       object: 'response',
       status: 'completed',
       model,
       output: [{ type: 'function_call', id: 'fc_1', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' }],
     });
+    return;
   }
-  return sendJson(res, 200, {
+  sendJson(res, 200, {
     id: 'msg_t',
     type: 'message',
     role: 'assistant',
@@ -158,10 +166,10 @@ function toolAware(req: Received, res: ServerResponse): void {
 /** Knows no model "ghost", refuses tools and streaming with 400s, as a limited local server would. */
 function picky(req: Received, res: ServerResponse): void {
   const body = obj(req.json);
-  if (body.model === 'ghost') return sendJson(res, 404, { error: { message: "model 'ghost' not found", type: 'not_found_error' } });
-  if (body.tools !== undefined) return sendJson(res, 400, { error: { message: 'this model does not support tools', type: 'invalid_request_error' } });
-  if (body.stream === true) return sendJson(res, 400, { error: { message: 'streaming is not supported', type: 'invalid_request_error' } });
-  return cannedReply(req, res);
+  if (body.model === 'ghost') sendJson(res, 404, { error: { message: "model 'ghost' not found", type: 'not_found_error' } });
+  else if (body.tools !== undefined) sendJson(res, 400, { error: { message: 'this model does not support tools', type: 'invalid_request_error' } });
+  else if (body.stream === true) sendJson(res, 400, { error: { message: 'streaming is not supported', type: 'invalid_request_error' } });
+  else cannedReply(req, res);
 }
 
 /** Answers a forced tool with text (model "chatty"), or is cut at the cap (model "cut"); breaks off a stream (model "broken-stream"). */
@@ -169,14 +177,12 @@ function quirky(req: Received, res: ServerResponse): void {
   const body = obj(req.json);
   const text = (finish: string) =>
     sendJson(res, 200, { id: 'c', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: 'I would call it' }, finish_reason: finish }] });
-  if (body.tools !== undefined && body.model === 'chatty') return text('stop');
-  if (body.tools !== undefined && body.model === 'cut') return text('length');
-  if (body.stream === true && body.model === 'broken-stream') {
+  if (body.tools !== undefined && body.model === 'chatty') text('stop');
+  else if (body.tools !== undefined && body.model === 'cut') text('length');
+  else if (body.stream === true && body.model === 'broken-stream') {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.end(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'half' }, finish_reason: null }] })}\n\n`);
-    return;
-  }
-  return cannedReply(req, res);
+  } else cannedReply(req, res);
 }
 
 let upstream: FakeUpstream;
@@ -375,7 +381,7 @@ describe('model-gateway check', () => {
     expect(await run(['check', '--no-color'], h.io)).toBe(0);
     const out = h.stdout();
     expect(out).toContain(`config  ${join(h.io.cwd, 'gateway.config.json')}`);
-    expect(out).toMatch(row('openai', 'openai', `${upstream.url}/v1`, 'responses, chat', 'key …1234', '2'));
+    expect(out).toMatch(row('openai', 'openai', `${upstream.url}/v1`, 'responses, chat', 'key …1234 (Authorization: Bearer)', '2'));
     expect(out).toMatch(row('local', 'openai-compatible', `${upstream.url}/v1`, 'chat', 'none', '2'));
     expect(out).toMatch(row('echo', 'echo', 'built in', 'all', 'not needed', '—'));
     expect(out).not.toContain(PROVIDER_OPENAI_KEY);
@@ -418,7 +424,7 @@ describe('model-gateway check', () => {
     });
     expect(await run(['check', '--no-color'], h.io)).toBe(0);
     const out = h.stdout();
-    expect(out).toMatch(row('openai', 'openai', 'https://api.openai.com/v1', 'responses, chat', 'key set', '0'));
+    expect(out).toMatch(row('openai', 'openai', 'https://api.openai.com/v1', 'responses, chat', 'key set (Authorization: Bearer)', '0'));
     expect(out).toMatch(/^\s*gpt\s+openai\/gpt\s+echo\s+all/m);
     expect(out).toContain('! keyGroups: none configured; serve refuses to listen on 0.0.0.0 without one');
 

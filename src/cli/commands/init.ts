@@ -117,8 +117,8 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
   const skipped = addLocalModels(found, providers, models);
 
   // Always there: it needs no network, so the first request can be made before any provider works.
-  providers['echo'] = { type: 'echo' };
-  if (!Object.hasOwn(models, 'echo')) models['echo'] = { provider: 'echo', description: 'Built in: answers with your last message' };
+  providers.echo = { type: 'echo' };
+  if (!Object.hasOwn(models, 'echo')) models.echo = { provider: 'echo', description: 'Built in: answers with your last message' };
 
   // An already exported key is kept: the file refers to it, and the user's clients already use it.
   const existingKey = io.env[GATEWAY_KEY_VAR];

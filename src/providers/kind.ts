@@ -1,0 +1,61 @@
+/**
+ * What a provider kind is: everything the gateway knows about one `type` of provider, in its
+ * own folder (`providers/<type>/kind.ts`) and registered once in `kinds.ts`. The config schema,
+ * its rules and defaults, the JSON Schema, `check`, the banner and `createProviders` all read
+ * the kind from there, so a new kind touches no other file.
+ */
+import type { z } from 'zod';
+import type { WrittenProviderOf } from '../config/provider-fields.js';
+import type { ProviderConfig } from '../config/types.js';
+import type { Protocol } from '../protocols/types.js';
+import type { HttpProviderDeps } from './http.js';
+import type { Provider } from './types.js';
+
+/** Which flavour of its protocols' bodies an upstream reads (the translators' `upstreamDialect`). */
+export type Dialect = 'openai' | 'anthropic' | 'compatible';
+
+/** A problem with one provider's entry, at a path inside the entry (`['baseUrl']`). */
+export interface KindIssue {
+  readonly path: readonly (string | number)[];
+  readonly message: string;
+}
+
+/** How `check` and the banner show a provider of this kind. */
+export interface KindDescription {
+  /** Where its requests go: the base URL, or words such as "built in". */
+  where(config: ProviderConfig): string;
+  /** How the credential travels ("Authorization: Bearer"); undefined for a kind that takes none. */
+  readonly credential: string | undefined;
+  /** Who refuses a request without a key, for `check`'s warning; undefined when a key is optional. */
+  readonly keyRequiredBy?: string;
+}
+
+export interface ProviderKind<Type extends string = string, Own extends z.ZodRawShape = z.ZodRawShape> {
+  /** The `type` written in the config. */
+  readonly type: Type;
+  /** One line on what it is and speaks, for the schema's descriptions. */
+  readonly summary: string;
+  /** Fields of its own, or common ones redefined (see config/provider-fields.ts). */
+  readonly fields: Own;
+  /** The protocols it speaks natively unless the config's `protocols` says otherwise. */
+  readonly protocols: readonly Protocol[];
+  readonly dialect: Dialect;
+  /** The base URL the entry comes to, before trailing slashes are cut; undefined for a kind that has none. */
+  baseUrl(entry: WrittenProviderOf<Type, Own>): string | undefined;
+  /** Checks across the entry's fields that its schema cannot state; each is run after the schema passed. */
+  rules?(entry: WrittenProviderOf<Type, Own>): KindIssue[];
+  /** States the same checks in the entry's JSON Schema node, so an editor flags them too. */
+  jsonSchema?(entry: Record<string, unknown>): void;
+  readonly describe: KindDescription;
+  /**
+   * The provider's model list as a GET, credential included: how `check --probe` reaches a
+   * provider with no model to try. Absent: a kind with nothing to reach (echo).
+   */
+  models?(config: ProviderConfig): { readonly url: URL; readonly headers: Record<string, string> };
+  create(config: ProviderConfig, deps: HttpProviderDeps | undefined): Provider;
+}
+
+/** Infers a kind's type parameters from the object written. */
+export function defineKind<const Type extends string, const Own extends z.ZodRawShape>(kind: ProviderKind<Type, Own>): ProviderKind<Type, Own> {
+  return kind;
+}
