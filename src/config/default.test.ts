@@ -99,7 +99,7 @@ describe('built-in default config', () => {
     const { written, generatedKey } = defaultWrittenConfig({ OPENAI_API_KEY: 'sk-secret' }, () => 'fixed-key');
     expect(generatedKey).toBe('fixed-key');
     expect(JSON.stringify(written)).not.toContain('sk-secret');
-    expect(written.providers?.['openai']).toEqual({ type: 'openai', apiKey: '${OPENAI_API_KEY}' });
-    expect(written.keyGroups?.['local']).toEqual({ keys: ['fixed-key'], models: ['*'] });
+    expect(written.providers?.openai).toEqual({ type: 'openai', apiKey: '${OPENAI_API_KEY}' });
+    expect(written.keyGroups?.local).toEqual({ keys: ['fixed-key'], models: ['*'] });
   });
 });

@@ -21,17 +21,17 @@ export function defaultWrittenConfig(env: Env, newKey: () => string = generateKe
   const providers: NonNullable<WrittenConfig['providers']> = { echo: { type: 'echo' } };
   const models: NonNullable<WrittenConfig['models']> = { echo: { provider: 'echo' } };
 
-  if (isSet(env['OPENAI_API_KEY'])) {
-    providers['openai'] = { type: 'openai', apiKey: '${OPENAI_API_KEY}' };
+  if (isSet(env.OPENAI_API_KEY)) {
+    providers.openai = { type: 'openai', apiKey: '${OPENAI_API_KEY}' };
     models['gpt-*'] = { provider: 'openai' };
     models['o*'] = { provider: 'openai' };
   }
-  if (isSet(env['ANTHROPIC_API_KEY'])) {
-    providers['anthropic'] = { type: 'anthropic', apiKey: '${ANTHROPIC_API_KEY}' };
+  if (isSet(env.ANTHROPIC_API_KEY)) {
+    providers.anthropic = { type: 'anthropic', apiKey: '${ANTHROPIC_API_KEY}' };
     models['claude-*'] = { provider: 'anthropic' };
   }
 
-  const generatedKey = isSet(env['MODEL_GATEWAY_KEY']) ? undefined : newKey();
+  const generatedKey = isSet(env.MODEL_GATEWAY_KEY) ? undefined : newKey();
   const written: WrittenConfig = {
     server: { host: '127.0.0.1', port: 8787 },
     providers,

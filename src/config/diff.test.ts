@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { diffConfig, type ConfigChange } from './diff.js';
 import { parseConfig } from './parse.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests write configs as raw JSON, any shape, to see the parser refuse them
 type Raw = Record<string, any>;
 
 const ALICE_KEY = 'alice-secret-key-0001';

@@ -7,6 +7,7 @@ import type { Config } from './types.js';
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const DIGEST = sha('test');
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests write configs as raw JSON, any shape, to see the parser refuse them
 type Raw = Record<string, any>;
 
 /** A small valid config; each test gets a fresh copy to change. */

@@ -76,7 +76,8 @@ export class AnswerDecoder {
   private failed = false;
 
   constructor(decoding: Decoding, sink: DecodedSink, resumeUpstream: () => void) {
-    const zlib = (this.zlib = decoding.make());
+    const zlib = decoding.make();
+    this.zlib = zlib;
     zlib.on('data', (chunk: Buffer) => {
       if (!sink.data(chunk)) zlib.pause();
     });

@@ -64,7 +64,11 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     routes.paced = (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'X-Request-Id': 'up-1' });
       let n = 0;
-      const next = () => (n < 5 ? (res.write(sse(n++)), setTimeout(next, 2)) : res.end(sse(99)));
+      const next = () => {
+        if (n >= 5) return void res.end(sse(99));
+        res.write(sse(n++));
+        setTimeout(next, 2);
+      };
       next();
     };
     const res = await send('paced');
@@ -211,7 +215,11 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     routes.ten = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       let n = 0;
-      const next = () => (n < 10 ? (res.write(sse(n++)), setTimeout(next, 2)) : res.end());
+      const next = () => {
+        if (n >= 10) return void res.end();
+        res.write(sse(n++));
+        setTimeout(next, 2);
+      };
       next();
     };
     let text = '';

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS } from '../config/schema.js';
 import { chatProvider, sendChat } from '../../test/helpers/chat-provider.js';
-import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { CallAbort } from './abort.js';
 import { providerKind } from './kinds.js';
