@@ -16,7 +16,11 @@ function setup(store: LimitStore) {
   const load = newServerLoad();
   const logged: string[] = [];
   const logger = createLogger({ out: { write: (s: string) => logged.push(s) }, chalk: new Chalk({ level: 0 }), verbose: false });
-  return { load, logged: () => (logger.flush(), logged.join('')), place: () => takePlace({ load, limits: store, logger }, config.server) };
+  const written = () => {
+    logger.flush();
+    return logged.join('');
+  };
+  return { load, logged: written, place: () => takePlace({ load, limits: store, logger }, config.server) };
 }
 
 describe('takePlace over a store that fails', () => {

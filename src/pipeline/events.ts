@@ -125,7 +125,8 @@ export function attemptFailed(record: RequestRecord, route: RouteFacts, err: unk
   const t: Try = { model: route.name, provider: route.target.provider.id };
   if (err instanceof GatewayError && err.upstreamStatus !== undefined) t.status = err.upstreamStatus;
   else t.error = err instanceof GatewayError ? err.kind : 'error';
-  (record.tries ??= []).push(t);
+  record.tries ??= [];
+  record.tries.push(t);
 }
 
 /** The head of the client's answer. */

@@ -52,7 +52,12 @@ describe('deadlines', () => {
     let n = 0;
     const set = () => {
       let handle!: ReturnType<typeof deadline>;
-      const fired = new Promise<void>((resolve) => (handle = deadline(5, () => (n++, resolve()))));
+      const fired = new Promise<void>((resolve) => {
+        handle = deadline(5, () => {
+          n++;
+          resolve();
+        });
+      });
       return { handle, fired };
     };
     const d = set();

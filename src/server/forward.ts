@@ -87,9 +87,15 @@ const NAMES_PER_TABLE = 256;
 
 function routeTable(state: GatewayState, group: KeyGroupConfig, protocol: Protocol): Map<string, Route> {
   let byGroup = routeTables.get(state);
-  if (byGroup === undefined) routeTables.set(state, (byGroup = new Map()));
+  if (byGroup === undefined) {
+    byGroup = new Map();
+    routeTables.set(state, byGroup);
+  }
   let byProtocol = byGroup.get(group);
-  if (byProtocol === undefined) byGroup.set(group, (byProtocol = { responses: new Map(), chat: new Map(), messages: new Map() }));
+  if (byProtocol === undefined) {
+    byProtocol = { responses: new Map(), chat: new Map(), messages: new Map() };
+    byGroup.set(group, byProtocol);
+  }
   return byProtocol[protocol];
 }
 
@@ -196,12 +202,16 @@ export async function forward(f: Forwarding, primary: Route): Promise<void> {
   let failure: unknown;
   let sent = 0;
   let fallbacks: Generator<Route> | undefined;
-  for (let route: Route | undefined = primary; route; route = (fallbacks ??= fallbackRoutes(f, primary)).next().value) {
+  let route: Route | undefined = primary;
+  while (route) {
     const outcome = await tryRoute(f, route);
     if (outcome === 'done') return;
     failure = outcome.failure;
     sent += outcome.attempts;
     if (f.controller.aborted || !shouldFallBack(failure)) break;
+    // Made only when the primary failed: most requests never need a fallback.
+    fallbacks ??= fallbackRoutes(f, primary);
+    route = fallbacks.next().value;
   }
   const reason: unknown = f.controller.reason;
   if (reason instanceof GatewayError) throw reason; // The total time ran out.

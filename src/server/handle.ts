@@ -72,7 +72,8 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
         res.on('close', closed);
         // A mount's page (the inspector) is guarded like the API; it reads no request body, so `100 Continue` is never sent.
         if (!pageAllowed(req, res, deps.listening.loopback, getState().config.server.allowedHosts)) return;
-        return mount.handle(req, res);
+        mount.handle(req, res);
+        return;
       }
     }
     const record = requestStarted(req, path, records);

@@ -101,7 +101,8 @@ const IPV4_LOOPBACK = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
 export function isLoopbackName(name: string): boolean {
   if (name === 'localhost' || name.endsWith('.localhost') || name === '[::1]') return true;
   const quad = IPV4_LOOPBACK.exec(name);
-  return quad !== null && quad.slice(1).every((octet) => Number(octet) <= 255);
+  if (quad === null) return false;
+  return quad.slice(1).every((octet) => Number(octet) <= 255);
 }
 
 export function hostAccepted(host: string, allowedHosts: readonly string[]): boolean {

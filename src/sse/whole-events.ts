@@ -95,7 +95,7 @@ export function lastEventEnd(b: Buffer, last: number, beforeLast: number): numbe
   let lf = b.lastIndexOf(LF);
   let cr = b.lastIndexOf(CR);
   while (lf !== -1 || cr !== -1) {
-    const i = lf > cr ? lf : cr;
+    const i = Math.max(lf, cr);
     // The byte before this line end (before the CR of a CRLF): a line end too, and the line between is empty.
     const before = i === lf && at(i - 1) === CR ? i - 2 : i - 1;
     if (isLineEnd(at(before))) return i + 1;

@@ -2,11 +2,11 @@
 import { DEFAULT_TIMEOUTS } from '../../src/config/schema.js';
 import type { ProviderConfig } from '../../src/config/types.js';
 import { CallAbort } from '../../src/providers/abort.js';
-import { createHttpProvider } from '../../src/providers/http.js';
+import { providerKind } from '../../src/providers/kinds.js';
 import type { Provider, UpstreamResponse } from '../../src/providers/types.js';
 
 export function chatProvider(origin: string, timeouts: Partial<ProviderConfig['timeouts']> = {}): Provider {
-  return createHttpProvider({
+  return providerKind('openai').create({
     id: 'p',
     type: 'openai',
     baseUrl: `${origin}/v1`,
@@ -15,7 +15,7 @@ export function chatProvider(origin: string, timeouts: Partial<ProviderConfig['t
     protocols: new Set(['chat']),
     timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
     retries: 0,
-  });
+  }, undefined);
 }
 
 /** A create call whose `x-route` header tells the test upstream how to answer. */

@@ -63,7 +63,8 @@ class Passthrough implements StreamTransform {
   private followed(): Follower {
     if (this.follower) return this.follower;
     const watch = protocolSpecs[this.ctx.protocol].watchStream();
-    return (this.follower = { watch, decoder: skippingDecoder(createSseDecoder(), watch.skip) });
+    this.follower = { watch, decoder: skippingDecoder(createSseDecoder(), watch.skip) };
+    return this.follower;
   }
 }
 

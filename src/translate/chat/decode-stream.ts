@@ -59,7 +59,8 @@ export function decodeStream(ctx: TranslateContext): StreamDecoder {
     const known = idsByKey.get(key);
     if (id !== undefined && known !== undefined && known !== id) key = `id:${id}`;
     if (id !== undefined && !idsByKey.has(key)) idsByKey.set(key, id);
-    return (lastKey = key);
+    lastKey = key;
+    return key;
   };
 
   function delta(d: Json, out: StreamEvent[]): void {

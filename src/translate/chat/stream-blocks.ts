@@ -63,7 +63,8 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
 
   function startCall(call: Call, out: StreamEvent[]): void {
     close(out);
-    const part = callerToolCall(ctx, (call.id ??= ctx.newId('call_')), call.name ?? '', '');
+    call.id ??= ctx.newId('call_');
+    const part = callerToolCall(ctx, call.id, call.name ?? '', '');
     const index = next++;
     const namespace = part.namespace !== undefined ? { namespace: part.namespace } : {};
     out.push({ type: 'block_start', index, block: { type: 'tool_call', id: part.id, name: part.name, kind: part.kind, ...namespace } });

@@ -77,7 +77,7 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
   const stack: ('}' | ']')[] = [];
   let broken = false;
   // Inside strings: a pending backslash, or how many \u hex digits are still due.
-  let escape = false;
+  let backslash = false;
   let hexLeft = 0;
   let number: NumberPart = 'sign';
   let literal = '';
@@ -119,11 +119,11 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
     if (hexLeft > 0) {
       if (!HEX.test(c)) return false;
       hexLeft--;
-    } else if (escape) {
+    } else if (backslash) {
       if (c === 'u') hexLeft = 4;
       else if (!ESCAPES.has(c)) return false;
-      escape = false;
-    } else if (c === '\\') escape = true;
+      backslash = false;
+    } else if (c === '\\') backslash = true;
     else if (c === '"') close();
     else if (c < ' ') return false;
     return true;
@@ -186,7 +186,7 @@ export function createJsonObjectPrefix(): JsonObjectPrefix {
   }
 
   /** Closes an open string: a pending escape or \u sequence first. */
-  const closeString = () => (hexLeft > 0 ? '0'.repeat(hexLeft) : escape ? '\\' : '') + '"';
+  const closeString = () => `${hexLeft > 0 ? '0'.repeat(hexLeft) : backslash ? '\\' : ''}"`;
 
   function openValueCompletion(): string {
     switch (mode) {

@@ -19,7 +19,7 @@ const ctx = (toolNames: [string, Ir.CallerTool][] = []): Ir.TranslateContext => 
   upstreamModel: 'gpt-up',
   upstreamDialect: 'openai',
   now: () => 1_700_000_000_000,
-  newId: (p) => p + 'test',
+  newId: (p) => `${p}test`,
   warnings: [],
   toolNames: new Map(toolNames),
 });

@@ -45,7 +45,8 @@ export function decodeStream(ctx: Ir.TranslateContext): StreamDecoder {
   };
 
   const finish = (response: Json) => {
-    objects(response.output).forEach((item, i) => blocks.itemDone(i, item));
+    const items = objects(response.output);
+    for (let i = 0; i < items.length; i++) blocks.itemDone(i, items[i]!);
     blocks.closeOpen();
     out.push({ type: 'finish', stopReason: stopReasonOf(response, blocks.calledTools), usage: decodeUsage(response.usage) });
     over = true;
@@ -62,12 +63,14 @@ export function decodeStream(ctx: Ir.TranslateContext): StreamDecoder {
     const text = (key: string) => str(d[key]) ?? '';
     if (type === 'error') {
       const nested = isObject(d.error) ? d.error : {};
-      return fail(str(d.message) ?? failureMessage(nested, 'The upstream stream failed.'), str(d.code) ?? str(nested.type) ?? str(nested.code));
+      fail(str(d.message) ?? failureMessage(nested, 'The upstream stream failed.'), str(d.code) ?? str(nested.type) ?? str(nested.code));
+      return;
     }
     if (type === 'response.failed') {
       const response = isObject(d.response) ? d.response : {};
       const error = isObject(response.error) ? response.error : {};
-      return fail(failureMessage(error, 'The upstream response failed.'), str(error.code));
+      fail(failureMessage(error, 'The upstream response failed.'), str(error.code));
+      return;
     }
     if (!type.startsWith('response.')) return;
     start(d.response);
@@ -87,35 +90,49 @@ export function decodeStream(ctx: Ir.TranslateContext): StreamDecoder {
         if (isObject(d.part)) blocks.partDone(index, contentIndex, d.part);
         return;
       case 'response.output_text.delta':
-        return blocks.partText(index, contentIndex, 'text', text('delta'), false);
+        blocks.partText(index, contentIndex, 'text', text('delta'), false);
+        return;
       case 'response.output_text.done':
-        return blocks.partText(index, contentIndex, 'text', text('text'), true);
+        blocks.partText(index, contentIndex, 'text', text('text'), true);
+        return;
       case 'response.refusal.delta':
-        return blocks.partText(index, contentIndex, 'refusal', text('delta'), false);
+        blocks.partText(index, contentIndex, 'refusal', text('delta'), false);
+        return;
       case 'response.refusal.done':
-        return blocks.partText(index, contentIndex, 'refusal', text('refusal'), true);
+        blocks.partText(index, contentIndex, 'refusal', text('refusal'), true);
+        return;
       case 'response.reasoning_summary_part.added':
-        return blocks.summaryText(index, num(d.summary_index) ?? 0, '', false);
+        blocks.summaryText(index, num(d.summary_index) ?? 0, '', false);
+        return;
       case 'response.reasoning_summary_text.delta':
-        return blocks.summaryText(index, num(d.summary_index) ?? 0, text('delta'), false);
+        blocks.summaryText(index, num(d.summary_index) ?? 0, text('delta'), false);
+        return;
       case 'response.reasoning_summary_text.done':
-        return blocks.summaryText(index, num(d.summary_index) ?? 0, text('text'), true);
+        blocks.summaryText(index, num(d.summary_index) ?? 0, text('text'), true);
+        return;
       case 'response.reasoning_summary_part.done':
-        return blocks.summaryText(index, num(d.summary_index) ?? 0, isObject(d.part) ? (str(d.part.text) ?? '') : '', true);
+        blocks.summaryText(index, num(d.summary_index) ?? 0, isObject(d.part) ? (str(d.part.text) ?? '') : '', true);
+        return;
       case 'response.reasoning_text.delta':
-        return blocks.reasoningText(index, text('delta'), false);
+        blocks.reasoningText(index, text('delta'), false);
+        return;
       case 'response.reasoning_text.done':
-        return blocks.reasoningText(index, text('text'), true);
+        blocks.reasoningText(index, text('text'), true);
+        return;
       case 'response.function_call_arguments.delta':
       case 'response.custom_tool_call_input.delta':
-        return blocks.toolInput(index, text('delta'), false);
+        blocks.toolInput(index, text('delta'), false);
+        return;
       case 'response.function_call_arguments.done':
-        return blocks.toolInput(index, text('arguments'), true);
+        blocks.toolInput(index, text('arguments'), true);
+        return;
       case 'response.custom_tool_call_input.done':
-        return blocks.toolInput(index, text('input'), true);
+        blocks.toolInput(index, text('input'), true);
+        return;
       case 'response.completed':
       case 'response.incomplete':
-        return finish(isObject(d.response) ? d.response : {});
+        finish(isObject(d.response) ? d.response : {});
+        return;
       default:
         // response.created / in_progress / queued start the stream above; other events carry nothing for the IR.
         return;

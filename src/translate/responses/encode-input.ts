@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  * @see README.md, "Translation" › "What maps to what"
  */
+import { assertNever } from '../../assert-never.js';
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
 import { upstreamToolName } from '../shared/tool-names.js';
@@ -133,6 +134,8 @@ export function encodeInput(messages: readonly Ir.Message[], ctx: Ir.TranslateCo
         return userItems(m.content, kinds, ctx);
       case 'assistant':
         return assistantItems(m.content, ctx);
+      default:
+        return assertNever(m);
     }
   });
 }

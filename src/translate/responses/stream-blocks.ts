@@ -164,7 +164,8 @@ export function createStreamBlocks(ctx: Ir.TranslateContext, emit: (event: Ir.St
         for (const p of state.parts.values()) close(p);
         return;
       case 'reasoning': {
-        summaryTexts(item).forEach((t, si) => summaryText(index, si, t, true));
+        const summaries = summaryTexts(item);
+        for (let si = 0; si < summaries.length; si++) summaryText(index, si, summaries[si]!, true);
         reasoningText(index, reasoningTexts(item).join(''), true);
         const encrypted = str(item.encrypted_content);
         if (encrypted !== undefined && encrypted !== state.encrypted) delta(state, { type: 'encrypted', encrypted });

@@ -27,9 +27,10 @@ export function responseToEvents(res: Ir.Response): Ir.StreamEvent[] {
           ...(part.encrypted !== undefined ? { encrypted: part.encrypted } : {}),
         };
         events.push({ type: 'block_start', index, block });
-        (part.summary ?? []).forEach((text, summaryIndex) =>
-          events.push({ type: 'block_delta', index, delta: { type: 'reasoning_summary', summaryIndex, text } }),
-        );
+        const summary = part.summary ?? [];
+        for (let summaryIndex = 0; summaryIndex < summary.length; summaryIndex++) {
+          events.push({ type: 'block_delta', index, delta: { type: 'reasoning_summary', summaryIndex, text: summary[summaryIndex]! } });
+        }
         if (part.text) events.push({ type: 'block_delta', index, delta: { type: 'reasoning', text: part.text } });
         if (part.signature) events.push({ type: 'block_delta', index, delta: { type: 'signature', signature: part.signature } });
         break;

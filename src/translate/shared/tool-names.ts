@@ -44,7 +44,10 @@ export function upstreamToolName(ctx: TranslateContext, tool: CallerTool): strin
   if (sameTool(holder, tool)) return base;
   // Two different tools must not collapse into one name.
   let state = suffixes.get(names);
-  if (state === undefined) suffixes.set(names, (state = { next: new Map(), renamed: new Map() }));
+  if (state === undefined) {
+    state = { next: new Map(), renamed: new Map() };
+    suffixes.set(names, state);
+  }
   const key = toolKey(tool);
   const known = state.renamed.get(key);
   if (known !== undefined) return known;
