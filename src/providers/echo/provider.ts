@@ -1,34 +1,33 @@
 /**
- * The built-in `echo` provider: answers every protocol natively from the request alone,
- * with no network, shaped exactly as the real APIs answer (what to say: `reply.ts`).
+ * The built-in `echo` provider: answers every protocol natively from the request alone, with
+ * no network. What to say is decided from the request (`reply.ts`), made an IR response
+ * (`answer.ts`) and written by the caller protocol's own codec, so echo answers exactly as
+ * the gateway answers any translated call.
  *
  * Wire rules:
- * - Non-streaming: 200, `content-type: application/json`, one JSON body. `stream: true`:
- *   200, `content-type: text/event-stream; charset=utf-8`, `cache-control: no-cache`, the
- *   protocol's full event sequence (Chat: data-only chunks, then `data: [DONE]`; Responses
- *   and Messages: `event:` lines equal to the data's `type`). Text arrives one word per
- *   delta; tool arguments in several fragments (Messages starts with an empty one).
+ * - Non-streaming: 200, `content-type: application/json`, the codec's complete response.
+ *   `stream: true`: 200, `content-type: text/event-stream; charset=utf-8`,
+ *   `cache-control: no-cache`, the codec's full event sequence. Text arrives one word per
+ *   delta; tool arguments in several fragments.
  * - Request id header: `x-request-id` (Chat, Responses) or `request-id` (Messages).
- * - Usage: input tokens = ceil(UTF-8 bytes of JSON.stringify(body) / 4); output tokens =
- *   max(1, ceil(characters of the reply text, or of the arguments JSON, / 4)). Chat streams
- *   add the usage chunk (`choices: []`) only with `stream_options.include_usage`.
- *   Messages `count_tokens` answers `{ input_tokens }` with the same input estimate.
- * - Stop: Chat `finish_reason` `stop` / `tool_calls`; Messages `stop_reason` `end_turn` /
- *   `tool_use`; Responses `status: 'completed'`.
- * - `model` echoes the request's; ids are `chatcmpl-echo…`, `resp_echo…`, `msg_echo…`,
- *   `call_echo…`, `fc_echo…`, `toolu_echo…`; `created`/`created_at` come from the clock.
+ * - Usage: see `tokens.ts`. Messages `count_tokens` answers `{ input_tokens }` with the input estimate.
+ * - `model` echoes the request's; every id has `echo` after its protocol's prefix
+ *   (`chatcmpl-echo…`, `resp_echo…`, `msg_echo…`, `call_echo…`, `fc_echo…`, `toolu_echo…`);
+ *   `created`/`created_at` come from the clock.
  */
 import { randomBytes } from 'node:crypto';
 import { Readable, addAbortSignal } from 'node:stream';
 import type { ProviderConfig } from '../../config/types.js';
 import { invalidRequest } from '../../errors.js';
-import { textFrame } from '../../sse/format.js';
+import type { Protocol } from '../../protocols/types.js';
+import { codecs } from '../../translate/codecs.js';
+import { answerContext } from '../../translate/context.js';
+import type * as Ir from '../../translate/ir.js';
+import type { StreamEncoder } from '../../translate/types.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../types.js';
-import { encodeJson, encodeSse } from './encode.js';
-import { countTokensJson } from './messages.js';
-import { estimateInputTokens, mintIds, type EchoMeta } from './meta.js';
+import { answerEvents, echoAnswer } from './answer.js';
 import { echoReply } from './reply.js';
-import type { SseEvent } from './sse.js';
+import { estimateInputTokens } from './tokens.js';
 
 export interface EchoDeps {
   /** Milliseconds since the epoch (default `Date.now`). */
@@ -38,6 +37,9 @@ export interface EchoDeps {
 }
 
 const randomId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
+
+/** A tool call's id prefix: the codecs keep the IR's call id, so echo mints it in the caller's style. */
+const CALL_ID_PREFIX = { chat: 'call_', responses: 'call_', messages: 'toolu_' } as const satisfies Record<Protocol, string>;
 
 /** An answer of the echo provider: its body is a Readable. */
 export type EchoResponse = UpstreamResponse & { readonly body: Readable };
@@ -55,17 +57,21 @@ export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}):
     const requestId = { [protocol === 'messages' ? 'request-id' : 'x-request-id']: newId('req_echo') };
     if (request.operation === 'count_tokens') {
       if (protocol !== 'messages') throw invalidRequest(`count_tokens is not an operation of the ${protocol} protocol`);
-      return jsonResponse(countTokensJson(json), requestId, request.signal);
+      return jsonResponse({ input_tokens: estimateInputTokens(json) }, requestId, request.signal);
     }
-    const reply = echoReply(protocol, json);
-    const meta: EchoMeta = {
-      model: typeof json.model === 'string' ? json.model : '',
+    const model = typeof json.model === 'string' ? json.model : '';
+    const ctx = answerContext(protocol, model, { now, newId: (prefix) => newId(`${prefix}echo`) });
+    const answer = echoAnswer(echoReply(protocol, json), {
+      model,
       created: Math.floor(now() / 1000),
       inputTokens: estimateInputTokens(json),
-      ids: mintIds(protocol, newId),
-    };
-    if (json.stream === true) return sseResponse(encodeSse(protocol, reply, json, meta), requestId, request.signal);
-    return jsonResponse(encodeJson(protocol, reply, json, meta), requestId, request.signal);
+      newCallId: () => ctx.newId(CALL_ID_PREFIX[protocol]),
+    });
+    const codec = codecs[protocol];
+    if (json.stream === true) {
+      return sseResponse(codec.encodeStream(ctx, json), answerEvents(answer), requestId, request.signal);
+    }
+    return jsonResponse(codec.encodeResponse(answer, ctx, json), requestId, request.signal);
   }
 
   return { id: config.id, config, send, close: async () => {} };
@@ -76,12 +82,21 @@ function jsonResponse(value: unknown, headers: Record<string, string>, signal: A
   return { status: 200, headers: { 'content-type': 'application/json', ...headers }, body: addAbortSignal(signal, body) };
 }
 
-function sseResponse(events: readonly SseEvent[], headers: Record<string, string>, signal: AbortSignal): EchoResponse {
+function sseResponse(
+  encoder: StreamEncoder,
+  events: readonly Ir.StreamEvent[],
+  headers: Record<string, string>,
+  signal: AbortSignal,
+): EchoResponse {
+  // Encoded one event at a time, as the client reads, so a client that leaves stops the work.
   async function* frames(): AsyncGenerator<Buffer> {
     for (const event of events) {
       if (signal.aborted) return;
-      yield Buffer.from(textFrame(event.data, event.event));
+      const text = encoder.push(event);
+      if (text !== '') yield Buffer.from(text);
     }
+    const closing = encoder.end();
+    if (closing !== '') yield Buffer.from(closing);
   }
   // Like an HTTP upstream's body: a byte stream, destroyed with an AbortError when the client leaves.
   const body = addAbortSignal(signal, Readable.from(frames(), { objectMode: false }));

@@ -1,27 +1,23 @@
 /**
- * Type drift: what echo emits must fit the official SDK types, so a field the SDKs rename or retype
+ * Type drift: echo answers with the caller protocol's codec, so what it emits is what these
+ * builders return; each must fit the official SDK types, so a field the SDKs rename or retype
  * fails `vitest --typecheck` here instead of surprising a client.
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Mutable } from '../../../test/helpers/mutable.js';
-import type { chatChunks, chatCompletion } from './chat.js';
-import type { messagesJson } from './messages.js';
-import type { ResponseObject } from './responses.js';
+import type { buildCompletion } from '../../translate/chat/encode-response.js';
+import type { usageToChat } from '../../translate/chat/usage.js';
+import type { buildMessage } from '../../translate/messages/encode-response.js';
 
 describe('emitted shapes fit the SDK types', () => {
-  it('Chat Completions: completion and chunks', () => {
-    expectTypeOf<Mutable<ReturnType<typeof chatCompletion>>>().toExtend<OpenAI.Chat.ChatCompletion>();
-    expectTypeOf<Mutable<ReturnType<typeof chatChunks>>>().toExtend<OpenAI.Chat.ChatCompletionChunk[]>();
-  });
-
-  it('Responses: output items and usage', () => {
-    expectTypeOf<Mutable<ResponseObject['output']>>().toExtend<OpenAI.Responses.ResponseOutputItem[]>();
-    expectTypeOf<Mutable<ResponseObject['usage']>>().toExtend<OpenAI.Responses.ResponseUsage | null>();
+  it('Chat Completions: the completion and its usage', () => {
+    expectTypeOf<Mutable<ReturnType<typeof buildCompletion>>>().toExtend<OpenAI.Chat.ChatCompletion>();
+    expectTypeOf<Mutable<ReturnType<typeof usageToChat>>>().toExtend<OpenAI.CompletionUsage>();
   });
 
   it('Messages: the message', () => {
-    expectTypeOf<Mutable<ReturnType<typeof messagesJson>>>().toExtend<Anthropic.Message>();
+    expectTypeOf<Mutable<ReturnType<typeof buildMessage>>>().toExtend<Anthropic.Message>();
   });
 });

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../config/types.js';
 import { PROTOCOLS, type Protocol } from '../../protocols/types.js';
 import type { Operation, Provider } from '../types.js';
-import { estimateInputTokens } from './meta.js';
+import { estimateInputTokens } from './tokens.js';
 import { createEchoProvider } from './provider.js';
 
 const ROUTES: Record<string, { protocol: Protocol; operation: Operation }> = {

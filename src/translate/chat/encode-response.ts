@@ -28,23 +28,26 @@ export const joinReasoning = (parts: readonly AssistantPart[]): string =>
     .filter((t) => t !== '')
     .join('\n\n');
 
-export function encodeResponse(response: Response, ctx: TranslateContext): Json {
+export const encodeResponse = (response: Response, ctx: TranslateContext): Json => buildCompletion(response, ctx);
+
+/** The completion with its type kept, so `sdk-types.test-d.ts` files can hold it against the SDK's. */
+export function buildCompletion(response: Response, ctx: TranslateContext) {
   const text = response.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
   const refusal = response.content.flatMap((p) => (p.type === 'refusal' ? [p.text] : [])).join('');
   const reasoning = joinReasoning(response.content);
   const calls = response.content.flatMap((p) =>
-    p.type === 'tool_call' ? [{ id: p.id, type: 'function', function: { name: p.name, arguments: callArguments(p) } }] : [],
+    p.type === 'tool_call' ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: callArguments(p) } }] : [],
   );
   return {
     id: callerResponseId('chatcmpl-', response.id, ctx),
-    object: 'chat.completion',
+    object: 'chat.completion' as const,
     created: response.created,
     model: ctx.requestedModel,
     choices: [
       {
-        index: 0,
+        index: 0 as const,
         message: {
-          role: 'assistant',
+          role: 'assistant' as const,
           content: text !== '' ? text : null,
           refusal: refusal !== '' ? refusal : null,
           ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
