@@ -1,6 +1,6 @@
 /**
  * The one HTTP error type. Thrown where a problem is detected, rendered in the
- * caller's protocol by `server/handle.ts` (see `protocols/errors.ts`).
+ * caller's protocol by `pipeline/handle.ts` (see `protocols/errors.ts`).
  */
 export type ErrorKind =
   | 'invalid_request'

@@ -12,7 +12,7 @@ import { transportError } from '../providers/http.js';
 import { providerKind } from '../providers/kinds.js';
 import type { Provider } from '../providers/types.js';
 import { parseErrorBody } from '../providers/upstream-error.js';
-import { upstreamHeaders } from '../server/upstream-headers.js';
+import { upstreamHeaders } from '../pipeline/prepare.js';
 import { createSseDecoder, type SseEvent } from '../sse/parse.js';
 import { VERSION } from '../version.js';
 

@@ -4,7 +4,7 @@ import { parseConfig } from '../config/parse.js';
 import { GatewayError } from '../errors.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import { createLogger } from '../log/logger.js';
-import { newServerLoad } from '../server/load.js';
+import { newServerLoad } from './context.js';
 import { failingLimitStore } from '../../test/helpers/limit-stores.js';
 import { testConfig } from '../../test/helpers/start-gateway.js';
 import { takePlace } from './admit.js';

@@ -9,26 +9,27 @@ import type { KeyGroupConfig, ServerConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { printable } from '../log/terminal-text.js';
 import type { Admission, Decision, LimitName } from '../limits/limit-store.js';
-import { enter } from '../server/load.js';
-import type { HandlerDeps } from './context.js';
+import type { Cleanup, HandlerDeps, Place, ServerLoad } from './context.js';
 
 export type AdmitDeps = Pick<HandlerDeps, 'load' | 'limits' | 'logger'>;
 
-/** A request counted in against the server's cap, which may then ask its key group's limits. */
-export interface Place {
-  /**
-   * Asks the limit store whether a request of `group` may start. Returns nothing when the store
-   * admitted it at once; throws a 429 when refused and a 503 when the store failed. When the
-   * store answers with a promise, returns one that resolves true once admitted, false when the
-   * client left first (the admission, if any, is then ended at once with 0 tokens: nothing was
-   * used), or rejects with the same errors.
-   */
-  admit(group: KeyGroupConfig): Promise<boolean> | undefined;
-  /** Gives the place back, with the tokens the request used; the first call counts, later ones do nothing. */
-  leave(tokens: number): void;
+/** Counts a model request in; throws 503 when the gateway is at `server.maxConcurrentRequests`. */
+function enter(load: ServerLoad, server: ServerConfig): void {
+  if (load.active >= server.maxConcurrentRequests) {
+    throw new GatewayError('overloaded', `The gateway is serving its maximum of ${server.maxConcurrentRequests} requests at once; retry shortly.`, {
+      headers: { 'retry-after': '1' },
+    });
+  }
+  load.active++;
 }
 
-/** Counts a model request in; throws 503 when the gateway is at `server.maxConcurrentRequests`. */
+/** The cleanup of a request that took a place: gives it back with the tokens the request used. */
+export const leavePlace: Cleanup = (ctx) => {
+  const usage = ctx.record.usage;
+  ctx.place?.leave((usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0));
+};
+
+/** A model request's place: counted in at once (503 at the server's cap), its group's limits asked later. */
 export function takePlace(deps: AdmitDeps, server: ServerConfig): Place {
   enter(deps.load, server);
   let left = false;

@@ -20,7 +20,7 @@ export interface RecordSource {
   captureLimit(): number;
 }
 
-/** The facts of a route the record keeps (a route in forward.ts is one). */
+/** The facts of a route the record keeps (a route in routing/route.ts is one). */
 export interface RouteFacts {
   /** The gateway model name: the requested one, or a fallback's. */
   readonly name: string;

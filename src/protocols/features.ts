@@ -103,7 +103,7 @@ function isImagePart(part: Json): boolean {
 /**
  * Whether content holds an image anywhere: `v` a part, a list of parts, or a message or item holding
  * them. Each value is visited at most once, so the walk is linear in the body, and it goes no deeper
- * than the body's depth cap (body.ts) allows.
+ * than the body's depth cap (pipeline/read.ts) allows.
  */
 export function holdsImage(v: unknown): boolean {
   if (Array.isArray(v)) {

@@ -17,7 +17,8 @@ import { StreamAnswerHandler } from './streamed-answer.js';
 import { WholeAnswerHandler } from './whole-answer.js';
 import { AnswerTooLarge, UnreadableEncoding } from './decode-answer.js';
 import { DEFAULT_SERVER_LIMITS } from '../config/defaults.js';
-import { scrubCredential, upstreamHttpError } from './upstream-error.js';
+import { scrubCredential } from './scrub-credential.js';
+import { upstreamHttpError } from './upstream-error.js';
 import type { Protocol } from '../protocols/types.js';
 
 export interface HttpProviderDeps {

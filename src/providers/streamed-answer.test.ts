@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chatProvider, sendChat } from '../../test/helpers/chat-provider.js';
 import { GatewayError } from '../errors.js';
-import { readText } from '../server/upstream-body.js';
+import { readText } from '../pipeline/relay/answer-body.js';
 import { CallAbort } from './abort.js';
 import type { Provider, UpstreamBody, UpstreamResponse } from './types.js';
 

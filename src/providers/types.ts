@@ -7,6 +7,12 @@ import type { Protocol } from '../protocols/types.js';
 import type { GatewayError } from '../errors.js';
 import type { AbortState, CallAbort } from './abort.js';
 
+/**
+ * How much of an error answer (non-2xx) is kept, by a transport and by the gateway reading one:
+ * enough for any provider's error JSON. The rest is read and dropped.
+ */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+
 /** What can be sent upstream: a protocol's create call, or Anthropic's count_tokens. */
 export type Operation = 'create' | 'count_tokens';
 

@@ -12,10 +12,9 @@ import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { AbortableCall, type CallAbort } from './abort.js';
 import { AnswerDecoder, AnswerTooLarge, UnreadableEncoding, decodedHeaders, decodingFor } from './decode-answer.js';
-import type { UpstreamResponse } from './types.js';
+import { ERROR_BODY_LIMIT, type UpstreamResponse } from './types.js';
 
-/** How much of an error answer (non-2xx) is kept: enough for any provider's error JSON. The rest is read and dropped. */
-export const ERROR_BODY_LIMIT = 64 * 1024;
+export { ERROR_BODY_LIMIT };
 
 /** An answer read whole. Its `body` stream, for readers that want one, is made on first use. */
 export class WholeAnswer implements UpstreamResponse {

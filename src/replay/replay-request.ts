@@ -60,7 +60,7 @@ export function credentialHeaders(exchange: ExchangeJson): string[] {
   return Object.keys(exchange.request?.headers ?? {}).filter((name) => name.toLowerCase() in CREDENTIALS);
 }
 
-/** The methods the gateway serves (`server/routes.ts`): nothing else is worth sending it. */
+/** The methods the gateway serves (`pipeline/endpoints.ts`): nothing else is worth sending it. */
 const REPLAYED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST']);
 /** An RFC 9110 token: what a method and a header name are made of. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;

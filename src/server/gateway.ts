@@ -16,9 +16,8 @@ import type { LimitStore } from '../limits/limit-store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
-import { newServerLoad } from './load.js';
-import { createHandler } from './handle.js';
-import type { GatewayState, HandlerDeps, Mount, RequestObserver } from '../pipeline/context.js';
+import { createHandler } from '../pipeline/handle.js';
+import { type GatewayState, type HandlerDeps, type Mount, newServerLoad, type RequestObserver } from '../pipeline/context.js';
 
 export interface GatewayOptions {
   readonly config: Config;

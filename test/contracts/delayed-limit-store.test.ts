@@ -5,7 +5,7 @@ import { parseConfig } from '#src/config/parse.js';
 import { createMemoryLimitStore } from '#src/limits/memory-store.js';
 import { createLogger } from '#src/log/logger.js';
 import { takePlace } from '#src/pipeline/admit.js';
-import { newServerLoad } from '#src/server/load.js';
+import { newServerLoad } from '#src/pipeline/context.js';
 import { delayedLimitStore } from '../helpers/limit-stores.js';
 import { testConfig } from '../helpers/start-gateway.js';
 import { runLimitStoreContract } from './limit-store.contract.js';

@@ -13,7 +13,7 @@ import { GatewayError } from '#src/errors.js';
 import type { Admission, Decision, LimitStore } from '#src/limits/limit-store.js';
 import { createLogger } from '#src/log/logger.js';
 import { takePlace } from '#src/pipeline/admit.js';
-import { newServerLoad } from '#src/server/load.js';
+import { newServerLoad } from '#src/pipeline/context.js';
 import { testConfig } from '../helpers/start-gateway.js';
 
 export interface LimitStoreContract {

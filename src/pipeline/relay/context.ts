@@ -7,7 +7,6 @@ import { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../log/record.js';
 import type { Protocol } from '../../protocols/types.js';
 import type { AbortState } from '../../providers/abort.js';
-import { transportError } from '../../providers/http.js';
 import type { Provider } from '../../providers/types.js';
 import type { TranslateContext } from '../../translate/ir.js';
 import type { Translator } from '../../translate/translator.js';
@@ -43,7 +42,7 @@ export function streamFailure(cause: Error, ctx: RelayContext): GatewayError | u
   if (ctx.res.destroyed) return undefined;
   const reason: unknown = ctx.signal.reason;
   if (ctx.signal.aborted) return reason instanceof GatewayError ? reason : undefined;
-  const mapped = transportError(cause, ctx.provider.config);
+  const mapped = ctx.provider.transportError ? ctx.provider.transportError(cause) : cause;
   const detail = mapped instanceof GatewayError ? `: ${mapped.message}` : '.';
   const kind = mapped instanceof GatewayError && mapped.kind === 'timeout' ? 'timeout' : 'upstream_error';
   return new GatewayError(kind, `The stream from provider '${ctx.provider.id}' broke off${detail}`);

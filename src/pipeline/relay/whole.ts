@@ -10,7 +10,7 @@ import { protocolSpecs } from '../../protocols/registry.js';
 import { decodeUtf8 } from '../../protocols/decode-utf8.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
 import type { UpstreamResponse } from '../../providers/types.js';
-import { readAll } from '../../server/upstream-body.js';
+import { readAll } from './answer-body.js';
 import { answerBody, answerHead, answerIsUpstream, upstreamChunk, usageRead } from '../events.js';
 import { contentTypeOf, type RelayContext, type Translation } from './context.js';
 import { translatedHeaders } from './translated.js';
@@ -26,7 +26,7 @@ export function passWhole(ctx: RelayContext, upstream: UpstreamResponse): Promis
     sendWhole(ctx, upstream, upstream.whole);
     return DONE;
   }
-  return readAll(upstream, ctx.provider.config, ctx.signal, ctx.maxResponseBytes).then((body) => sendWhole(ctx, upstream, body));
+  return readAll(ctx, upstream).then((body) => sendWhole(ctx, upstream, body));
 }
 
 function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer): void {
@@ -49,7 +49,7 @@ function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer):
 export async function translateWhole(ctx: RelayContext, upstream: UpstreamResponse, t: Translation): Promise<void> {
   const { res, record } = ctx;
   const upstreamIsStream = contentTypeOf(upstream.headers).includes('text/event-stream');
-  const body = await readAll(upstream, ctx.provider.config, ctx.signal, ctx.maxResponseBytes);
+  const body = await readAll(ctx, upstream);
   upstreamChunk(record, body);
   const json = parseJson(decodeUtf8(body));
   if (!isObject(json) || upstreamIsStream) {

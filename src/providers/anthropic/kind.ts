@@ -1,7 +1,7 @@
 /** `anthropic`: Anthropic's API. */
 import { z } from 'zod';
 import { httpUrl } from '../../config/provider-fields.js';
-import { DEFAULT_ANTHROPIC_VERSION } from '../../server/upstream-headers.js';
+import { DEFAULT_ANTHROPIC_VERSION } from '../../protocols/messages/version.js';
 import { createHttpProvider, type HttpHooks } from '../http.js';
 import { defineKind } from '../kind.js';
 import { protocolPath, urlUnder } from '../url.js';

@@ -4,7 +4,7 @@ import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.js';
 import { MAX_JSON_DEPTH } from '../protocols/json-outline.js';
-import { parseRequestBody, readBody } from './body.js';
+import { parseRequestBody, readBody } from './read.js';
 
 /** A request body as node:http hands it over: a Readable with the request's headers. */
 function request(headers: Record<string, string>): Readable & IncomingMessage {

@@ -6,6 +6,7 @@
 import { groupAllowsModel } from '../auth/authorize.js';
 import type { Config, KeyGroupConfig, ModelConfig } from '../config/types.js';
 import { notFound } from '../errors.js';
+import type { RequestContext } from './context.js';
 
 export type ModelListShape = 'openai' | 'anthropic';
 
@@ -33,10 +34,10 @@ function anthropicModel(m: ModelConfig, createdIso: string) {
   };
 }
 
-/** `id` undefined lists; otherwise retrieves one model (404 when the group cannot see it). */
-export function modelsBody(config: Config, group: KeyGroupConfig, shape: ModelListShape, id: string | undefined, startedAt: number) {
-  const models = visibleModels(config, group);
-  const createdSec = Math.floor(startedAt / 1000);
+/** `id` undefined lists; otherwise retrieves one model (404 when the caller's key group cannot see it). */
+export function modelsBody(ctx: RequestContext, shape: ModelListShape, id: string | undefined) {
+  const models = visibleModels(ctx.state.config, ctx.group!);
+  const createdSec = Math.floor(ctx.deps.startedAt / 1000);
   const createdIso = new Date(createdSec * 1000).toISOString();
   const one = (m: ModelConfig) => (shape === 'openai' ? openaiModel(m, createdSec) : anthropicModel(m, createdIso));
   if (id !== undefined) {

@@ -1,4 +1,7 @@
-/** The route table: (method, path) → what the request is. Query strings are ignored (`?beta=true`). */
+/**
+ * The endpoints: (method, path) → what the request is, with the caller's protocol. Query strings
+ * are ignored (`?beta=true`). (A route is something else: a model resolved to a provider, routing/route.ts.)
+ */
 import { GatewayError, notFound } from '../errors.js';
 import type { Protocol } from '../protocols/types.js';
 
@@ -27,7 +30,7 @@ export function pathOf(url: string | undefined): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
-export function route(method: string | undefined, path: string): Endpoint {
+export function endpointOf(method: string | undefined, path: string): Endpoint {
   const entry = table.get(path);
   if (entry) {
     // HEAD is GET without a body; node:http drops the body for us.

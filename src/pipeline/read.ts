@@ -1,13 +1,16 @@
 /**
- * Reads a request body up to a size limit. A declared length over the limit is
- * refused before reading a byte; a chunked body is refused as soon as it passes
- * the limit. Either way the connection is closed after the answer, so the rest
- * of an oversized upload is never buffered.
+ * Reads a request body within its byte budgets: the server's `maxBodyBytes` per request, and the
+ * gateway's `maxBufferedBytes` across requests. A declared length over the limit is refused
+ * before reading a byte; a chunked body is refused as soon as it passes the limit. Either way the
+ * connection is closed after the answer, so the rest of an oversized upload is never buffered.
+ * Past the gateway's budget a request is answered 503 with retry-after at once, so a flood
+ * degrades into refusals instead of memory.
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import type { ServerConfig } from '../config/types.js';
 import { GatewayError, invalidRequest } from '../errors.js';
-import type { ByteBudget } from './load.js';
+import type { ByteBudget, Cleanup, ServerLoad } from './context.js';
 import { decodeUtf8 } from '../protocols/decode-utf8.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson, repeatedRootKey } from '../protocols/json-outline.js';
 
@@ -15,6 +18,42 @@ function tooLarge(limit: number): GatewayError {
   return new GatewayError('request_too_large', `Request body is larger than the gateway's limit of ${limit} bytes.`, {
     headers: { connection: 'close' },
   });
+}
+
+export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
+  let held = 0;
+  const add = (bytes: number, extra?: Record<string, string>) => {
+    if (load.bufferedBytes + bytes > server.maxBufferedBytes) {
+      throw new GatewayError(
+        'overloaded',
+        `The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request and answer bodies; retry shortly.`,
+        { headers: { 'retry-after': '1', ...extra } },
+      );
+    }
+    load.bufferedBytes += bytes;
+    held += bytes;
+  };
+  return {
+    // The rest of the upload is not read, so the connection cannot be reused.
+    take: (bytes) => add(bytes, { connection: 'close' }),
+    holdAnswer: (bytes) => add(bytes),
+    giveBack() {
+      load.bufferedBytes -= held;
+      held = 0;
+    },
+  };
+}
+
+/** The cleanup of a request that took a share of the buffered bytes: gives it back. */
+export const giveBackBudget: Cleanup = (ctx) => {
+  ctx.budget?.giveBack();
+};
+
+/** What Node takes for an `Expect: 100-continue` request (it then waits for the handler's writeContinue). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+export function expectsContinue(req: IncomingMessage): boolean {
+  const expect = req.headers.expect;
+  return expect !== undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1 && CONTINUE.test(expect);
 }
 
 /** @param budget the gateway-wide allowance for bodies held in memory; throws 503 when it is spent. */

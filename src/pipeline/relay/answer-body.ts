@@ -2,16 +2,19 @@
  * Reading an upstream answer's body whole: for JSON answers, and for error bodies (bounded). A
  * transport may have read it whole already (`UpstreamResponse.whole`); then that is the body.
  */
-import { AnswerTooLarge } from '../providers/decode-answer.js';
-import { transportError } from '../providers/http.js';
-import type { ProviderConfig } from '../config/types.js';
-import type { AbortState } from '../providers/abort.js';
-import type { UpstreamResponse } from '../providers/types.js';
+import { GatewayError } from '../../errors.js';
+import type { UpstreamResponse } from '../../providers/types.js';
+import type { RelayContext } from './context.js';
 
-/** Reads the whole body; past `limit` bytes (`server.maxResponseBytes`) the body is destroyed and the call fails. */
-export function readAll(upstream: UpstreamResponse, provider: ProviderConfig, signal: AbortState, limit: number): Promise<Buffer> {
+/** A failure while reading the answer, as the provider names it to the caller. */
+const mapped = (ctx: RelayContext, err: unknown): unknown =>
+  ctx.provider.transportError ? ctx.provider.transportError(err, ctx.signal) : err;
+
+/** Reads the whole body; past `server.maxResponseBytes` the body is destroyed and the call fails. */
+export function readAll(ctx: RelayContext, upstream: UpstreamResponse): Promise<Buffer> {
   if (upstream.whole) return Promise.resolve(upstream.whole);
   const { body } = upstream;
+  const limit = ctx.maxResponseBytes;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -26,10 +29,10 @@ export function readAll(upstream: UpstreamResponse, provider: ProviderConfig, si
       over = true;
       chunks.length = 0;
       body.destroy();
-      reject(transportError(new AnswerTooLarge(limit), provider, signal));
+      reject(mapped(ctx, tooLarge(ctx)));
     });
     body.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    body.once('error', (err) => reject(transportError(err, provider, signal)));
+    body.once('error', (err) => reject(mapped(ctx, err)));
   });
 }
 
@@ -49,4 +52,11 @@ export function readText(upstream: UpstreamResponse, limit: number, signal: Abor
     body.once('error', () => done());
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+function tooLarge(ctx: RelayContext): GatewayError {
+  return new GatewayError(
+    'upstream_error',
+    `Provider '${ctx.provider.id}' sent an answer larger than the gateway's limit of ${ctx.maxResponseBytes} bytes (server.maxResponseBytes).`,
+  );
 }

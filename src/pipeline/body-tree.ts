@@ -8,7 +8,7 @@
  * passthrough releases the tree once the upstream bytes are ready, and whatever asks later
  * (a fallback route, the echo provider) gets the bytes parsed again.
  */
-import { parseJsonBody } from './body.js';
+import { parseJsonBody } from './read.js';
 
 export interface BodyTree {
   /** The parsed body: the one parsed on arrival, or the bytes parsed again after `release`. */

@@ -1,0 +1,198 @@
+/**
+ * Sends a request upstream and relays the answer, retrying and falling back while nothing has
+ * reached the client yet. Each route (the model asked for, then its fallbacks) is tried up to its
+ * provider's `retries + 1` times, with the SDKs' backoff (see retry-policy.ts). Once an upstream
+ * answers 2xx the relay starts and the gateway is committed: a failure after that is reported
+ * in-band, never retried.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { GatewayError } from '../errors.js';
+import type { CallAbort } from '../providers/abort.js';
+import { scrubCredential } from '../providers/scrub-credential.js';
+import { ERROR_BODY_LIMIT, type Operation, type Provider, type UpstreamRequest, type UpstreamResponse } from '../providers/types.js';
+import type { Protocol } from '../protocols/types.js';
+import { fallbackRoutes, type Route } from '../routing/route.js';
+import type { Cleanup, RequestContext } from './context.js';
+import { deadline } from './deadlines.js';
+import { attemptAnswered, attemptFailed, attemptStarted, routeChosen, upstreamChunk } from './events.js';
+import type { ModelRequest } from './model-request.js';
+import { prepare, type Prepared } from './prepare.js';
+import { readText } from './relay/answer-body.js';
+import type { RelayContext } from './relay/context.js';
+import { relay } from './relay/relay.js';
+import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
+
+/** Tries the primary route, then its fallbacks, until one answers 2xx; relays that answer. */
+export async function runAttempts(r: ModelRequest): Promise<void> {
+  let failure: unknown;
+  let sent = 0;
+  let fallbacks: Generator<Route> | undefined;
+  let route: Route | undefined = r.primary;
+  while (route) {
+    const outcome = await tryRoute(r, route);
+    if (outcome === 'done') return;
+    failure = outcome.failure;
+    sent += outcome.attempts;
+    if (r.controller.aborted || !shouldFallBack(failure)) break;
+    // Made only when the primary failed: most requests never need a fallback.
+    fallbacks ??= fallbackRoutes(r, r.primary);
+    route = fallbacks.next().value;
+  }
+  const reason: unknown = r.controller.reason;
+  if (reason instanceof GatewayError) throw reason; // The total time ran out.
+  if (r.controller.aborted) return; // The client left; nobody to answer.
+  // Tell the caller's SDK not to retry what the gateway already retried.
+  throw sent > 1 && failure instanceof GatewayError ? withHeaders(failure, { 'x-should-retry': 'false' }) : failure;
+}
+
+/** The cleanup of a request that made an upstream controller: a client gone before the end cancels the upstream request. */
+export const abortIfLeft: Cleanup = (ctx) => {
+  if (ctx.left) ctx.controller?.abort();
+};
+
+const cancelDeadline: Cleanup = (ctx) => {
+  ctx.deadline?.cancel();
+};
+
+/** Arms the overall cap of a route's provider, replacing the previous route's. */
+function armDeadline(ctx: RequestContext, ms: number): void {
+  if (ctx.deadline === undefined) ctx.cleanups.push(cancelDeadline);
+  else ctx.deadline.cancel();
+  ctx.deadline = deadline(ms, () => {
+    ctx.controller?.abort(
+      new GatewayError('timeout', `Provider '${ctx.record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
+    );
+  });
+}
+
+type Outcome = 'done' | { readonly failure: unknown; readonly attempts: number };
+
+async function tryRoute(r: ModelRequest, route: Route): Promise<Outcome> {
+  const { ctx, controller } = r;
+  const { record } = ctx;
+  const provider = route.provider;
+  const prepared = prepare(r, route);
+  // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
+  if (!prepared.translation) r.body.release();
+  routeChosen(record, route, prepared.translation?.ctx.warnings);
+  const retries = provider.config.retries;
+  let failure: unknown;
+  let attempts = 0;
+  // Armed before the first call rather than after it: undici writes a call on a reused connection later in
+  // the same turn anyway, so arming after would gain nothing for a flag's worth of state.
+  armDeadline(ctx, provider.config.timeouts.totalMs);
+  for (let attempt = 0; attempt <= retries; attempt++) {
+    if (attempt > 0) {
+      const delay = retryDelayMs(attempt, failure instanceof GatewayError ? retryAfterMs(failure.headers) : undefined);
+      if (delay === undefined) break;
+      try {
+        await sleep(delay, undefined, { signal: controller.signal });
+      } catch {
+        break; // The client left, or the total time ran out.
+      }
+    }
+    attempts++;
+    let upstream: UpstreamResponse;
+    try {
+      attemptStarted(record, route, prepared);
+      upstream = await provider.send(new Outgoing(r, prepared));
+    } catch (err) {
+      failure = err;
+      attemptFailed(record, route, err);
+      if (controller.aborted || !isRetryable(err)) break;
+      continue;
+    }
+    if (upstream.status >= 200 && upstream.status < 300) {
+      try {
+        await relay(relayContext(r, provider, prepared), upstream);
+        return 'done';
+      } catch (err) {
+        // A whole (non-streaming) answer that broke off while being read has sent the client nothing yet: retry it.
+        if (ctx.res.headersSent || controller.aborted || !isRetryable(err)) throw err;
+        failure = err;
+        attemptFailed(record, route, err);
+        continue;
+      }
+    }
+    failure = await httpFailure(r, provider, upstream);
+    attemptFailed(record, route, failure);
+    if (!isRetryable(failure)) break;
+  }
+  return { failure, attempts };
+}
+
+/**
+ * A provider's request. A class so that `signal` and `json`, made only if the provider reads
+ * them (the echo provider does; HTTP uses `abort` and `body`), are getters on the prototype: a
+ * getter in an object literal sends each request's object through V8's runtime into
+ * dictionary mode.
+ */
+class Outgoing implements UpstreamRequest {
+  readonly protocol: Protocol;
+  readonly operation: Operation;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  readonly abort: CallAbort;
+  readonly stream: boolean;
+  readonly maxResponseBytes: number;
+
+  constructor(
+    private readonly request: ModelRequest,
+    private readonly prepared: Prepared,
+  ) {
+    this.protocol = prepared.protocol;
+    this.operation = request.operation;
+    this.headers = prepared.headers;
+    this.body = prepared.body;
+    this.abort = request.controller;
+    this.stream = request.info.stream;
+    this.maxResponseBytes = request.state.config.server.maxResponseBytes;
+  }
+
+  holdAnswer(bytes: number): void {
+    this.request.budget.holdAnswer(bytes);
+  }
+
+  get json(): Record<string, unknown> {
+    return this.prepared.json ?? this.request.body.get();
+  }
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+}
+
+/** Every field always present, so the relay reads one shape of context. */
+function relayContext(r: ModelRequest, provider: Provider, prepared: Prepared): RelayContext {
+  return {
+    res: r.ctx.res,
+    protocol: r.protocol,
+    record: r.ctx.record,
+    signal: r.controller,
+    provider,
+    translation: prepared.translation,
+    maxResponseBytes: r.state.config.server.maxResponseBytes,
+  };
+}
+
+/** A non-2xx answer: its body read (bounded) so the connection can be reused, and turned into the error it means. */
+async function httpFailure(r: ModelRequest, provider: Provider, upstream: UpstreamResponse): Promise<GatewayError> {
+  attemptAnswered(r.ctx.record, upstream);
+  // Some servers echo the key they were sent, and the text goes to the log and the inspector too.
+  const text = scrubCredential(await readText(upstream, ERROR_BODY_LIMIT, r.controller.signal), provider.config);
+  upstreamChunk(r.ctx.record, text);
+  if (provider.toError) return provider.toError(upstream.status, upstream.headers, text);
+  return new GatewayError('upstream_error', `Provider '${provider.id}' answered with HTTP ${upstream.status}.`);
+}
+
+function withHeaders(err: GatewayError, headers: Record<string, string>): GatewayError {
+  return new GatewayError(err.kind, err.message, {
+    status: err.status,
+    param: err.param,
+    code: err.code,
+    ...(err.upstreamType !== undefined ? { upstreamType: err.upstreamType } : {}),
+    ...(err.upstreamStatus !== undefined ? { upstreamStatus: err.upstreamStatus } : {}),
+    headers: { ...err.headers, ...headers },
+    cause: err.cause,
+  });
+}

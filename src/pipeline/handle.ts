@@ -1,0 +1,257 @@
+/**
+ * One request, step by step: mounts, the context, then the steps in the order they happen
+ * (host guard, endpoint, authenticate, admit, read, inspect, route, attempts). Each step throws
+ * a GatewayError where it finds a problem; the one catch here renders it in the caller's
+ * protocol. One close listener per request runs what the steps left to give back (the context's
+ * cleanup list), logs the request and tells the observers.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkGroupCaps } from '../auth/group-caps.js';
+import { authenticateThrottled } from '../auth/throttle.js';
+import type { KeyGroupConfig } from '../config/types.js';
+import { authenticationFailed, GatewayError, invalidRequest } from '../errors.js';
+import { printable, printableLines } from '../log/terminal-text.js';
+import { renderError } from '../protocols/errors.js';
+import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
+import { protocolSpecs } from '../protocols/registry.js';
+import { errorFamily, type Protocol } from '../protocols/types.js';
+import { CallAbort } from '../providers/abort.js';
+import { checkServable, primaryRoute } from '../routing/route.js';
+import { checkHostAndOrigin, pageAllowed } from '../server/host-guard.js';
+import { closeAfterResponse, sendJson } from '../server/respond.js';
+import { hasLimits, leavePlace, takePlace } from './admit.js';
+import { abortIfLeft, runAttempts } from './attempts.js';
+import { bodyTree } from './body-tree.js';
+import { type GatewayState, type HandlerDeps, RequestContext, type Served } from './context.js';
+import { endpointOf, pathOf, type Endpoint } from './endpoints.js';
+import {
+  answerBody,
+  answerHead,
+  answeredLocally,
+  bodyParsed,
+  bodyRead,
+  keyIdentified,
+  protocolKnown,
+  requestEnded,
+  requestFailed,
+} from './events.js';
+import type { ModelRequest } from './model-request.js';
+import { modelsBody } from './models.js';
+import { expectsContinue, giveBackBudget, byteBudget, parseRequestBody, readBody } from './read.js';
+
+type ModelEndpoint = Extract<Endpoint, { kind: 'create' | 'count_tokens' }>;
+
+const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Request ids: a random prefix per handler and a counter, so no entropy is drawn per request. */
+function requestIds(): () => string {
+  const prefix = `req_${randomBytes(6).toString('hex')}`;
+  let n = 0;
+  return () => `${prefix}${(++n).toString(36).padStart(6, '0')}`;
+}
+
+/**
+ * The request handler. `closed` is called once the response has closed, after the request's own
+ * cleanups: the server counts its requests in flight with it. One 'close' listener per
+ * response rather than two spares the second's array of listeners (a cold request's first byte
+ * waits for every listener added before its upstream call).
+ */
+export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
+  const served: Served = { getState, deps, records: { newId: requestIds(), captureLimit: deps.captureLimit } };
+  return function handle(req: IncomingMessage, res: ServerResponse, closed: () => void): void {
+    const mount = mountFor(deps, req.url);
+    if (mount) {
+      res.on('close', closed);
+      // A mount's page (the inspector) is guarded like the API; it reads no request body, so `100 Continue` is never sent.
+      if (pageAllowed(req, res, deps.listening.loopback, getState().config.server.allowedHosts)) mount.handle(req, res);
+      return;
+    }
+    const ctx = new RequestContext(req, res, served);
+    ctx.closed = closed;
+    res.on('close', () => requestClosed(ctx));
+    for (const o of deps.observers) o.requestStarted?.(ctx.record);
+    try {
+      serve(ctx)?.catch((err: unknown) => sendError(ctx, err));
+    } catch (err) {
+      sendError(ctx, err);
+    }
+  };
+}
+
+function mountFor(deps: HandlerDeps, url: string | undefined) {
+  if (deps.mounts.length === 0) return undefined;
+  const path = pathOf(url);
+  for (const mount of deps.mounts) {
+    if (path.startsWith(mount.prefix) && (path.length === mount.prefix.length || path.charCodeAt(mount.prefix.length) === 0x2f)) return mount;
+  }
+  return undefined;
+}
+
+/** The response closed: what the steps took is given back, the request is logged, and the server counts it out. */
+function requestClosed(ctx: RequestContext): void {
+  const { req, record, deps } = ctx;
+  // A body read whole was left paused before its end (see readBody): it ends now. One refused
+  // part-way (413) stays paused, so the rest of the upload is not read.
+  if (req.complete && !req.readableEnded) req.resume();
+  ctx.left = requestEnded(record, ctx.res);
+  const cleanups = ctx.cleanups;
+  for (let i = cleanups.length - 1; i >= 0; i--) cleanups[i]!(ctx);
+  // Logging and observers run outside any promise: whatever they throw must not take the server down.
+  try {
+    deps.logger.request(record);
+    for (const o of deps.observers) o.requestEnded(record);
+  } catch (err) {
+    deps.logger.info(`could not log ${record.id}: ${printable(err instanceof Error ? err.message : String(err))}`);
+  }
+  ctx.closed();
+}
+
+/** Answers at once, or returns the promise of a model request's answer; throws or rejects with what went wrong. */
+function serve(ctx: RequestContext): Promise<void> | undefined {
+  const { req, res, record, state, deps } = ctx;
+  // Before the endpoint and authentication: a refused page learns nothing, not even which paths exist.
+  checkHostAndOrigin(req, deps.listening.loopback, state.config.server.allowedHosts);
+  const endpoint = endpointOf(req.method, record.path);
+  switch (endpoint.kind) {
+    case 'health':
+      sendJson(res, 200, { status: 'ok' }, {}, record);
+      return undefined;
+    case 'root':
+      sendJson(res, 200, {
+        name: 'model-gateway',
+        version: deps.version,
+        endpoints: ['/v1/responses', '/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models'],
+      }, {}, record);
+      return undefined;
+    case 'models': {
+      const anthropic = req.headers['anthropic-version'] !== undefined;
+      protocolKnown(record, anthropic ? 'messages' : 'chat');
+      identify(ctx, 'anthropic');
+      sendJson(res, 200, modelsBody(ctx, anthropic ? 'anthropic' : 'openai', endpoint.id), {}, record);
+      return undefined;
+    }
+    case 'create':
+    case 'count_tokens':
+      return callModel(ctx, endpoint);
+  }
+}
+
+/** The caller's key, by the protocol's style, and its key group. */
+function identify(ctx: RequestContext, style: 'anthropic' | 'bearer'): KeyGroupConfig {
+  const { config } = ctx.state;
+  const key = authenticateThrottled(ctx.deps.authFailures, config, ctx.req, style);
+  keyIdentified(ctx.record, key);
+  const group = config.keyGroups.get(key.group);
+  // Normalisation builds keys from groups, so this only guards a hand-built Config.
+  if (!group) throw authenticationFailed('Invalid API key.');
+  ctx.group = group;
+  return group;
+}
+
+function checkAnthropicVersion(req: IncomingMessage): void {
+  const version = req.headers['anthropic-version'];
+  if (typeof version !== 'string' || !ANTHROPIC_VERSION.test(version)) {
+    throw invalidRequest(
+      version === undefined
+        ? 'Missing required header: anthropic-version (for example `anthropic-version: 2023-06-01`).'
+        : `Invalid anthropic-version header '${String(version)}': expected a date such as 2023-06-01.`,
+    );
+  }
+}
+
+/** A model endpoint: authenticate, admit, read, then inspect, route and attempt. */
+async function callModel(ctx: RequestContext, endpoint: ModelEndpoint): Promise<void> {
+  const { req, res, record, deps } = ctx;
+  const { server } = ctx.state.config;
+  const protocol = endpoint.protocol;
+  protocolKnown(record, protocol);
+  const group = identify(ctx, protocol === 'messages' ? 'anthropic' : 'bearer');
+  if (protocol === 'messages') checkAnthropicVersion(req);
+
+  const place = takePlace(deps, server);
+  ctx.place = place;
+  ctx.cleanups.push(leavePlace);
+  // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
+  if (endpoint.kind === 'create' && hasLimits(group)) {
+    // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
+    const admitting = place.admit(group);
+    // A client that left while the store decided gets no body read and no upstream call.
+    if (admitting && !(await admitting)) return;
+  }
+  const budget = byteBudget(deps.load, server);
+  ctx.budget = budget;
+  ctx.cleanups.push(giveBackBudget);
+  // Authenticated and admitted at a known endpoint: only now may a client waiting on `Expect: 100-continue` send its body.
+  if (expectsContinue(req) && !res.headersSent) res.writeContinue();
+  const raw = await readBody(req, server.maxBodyBytes, budget);
+  const request = afterBody(ctx, endpoint, raw);
+  if (request) await runAttempts(request);
+}
+
+/**
+ * Parses, inspects and routes the body read, and answers what needs no upstream call. A function
+ * of its own so that the parsed body is not a local of `callModel`, kept alive while the request
+ * is forwarded: only the ModelRequest's BodyTree holds it, and passthrough releases it.
+ */
+function afterBody(ctx: RequestContext, endpoint: ModelEndpoint, raw: Buffer): ModelRequest | undefined {
+  const { record, state } = ctx;
+  const { protocol, kind: operation } = endpoint;
+  const group = ctx.group!;
+  bodyRead(record, raw);
+  const { json, modelAt } = parseRequestBody(raw);
+  const info = protocolSpecs[protocol].inspect(json, operation, state.config.server);
+  bodyParsed(record, info);
+  const body = bodyTree(raw, json as Record<string, unknown>);
+  const ask = { state, group, protocol, operation, info, body };
+  const primary = primaryRoute(ask);
+  if (operation === 'create') checkGroupCaps(group, protocol, body.get());
+  // Counting tokens needs no upstream when the provider does not speak Messages: it cannot count.
+  if (operation === 'count_tokens' && primary.plan.translator) {
+    answeredLocally(record, primary.target.provider.id);
+    sendJson(ctx.res, 200, { input_tokens: estimateInputTokens(body.get()) }, { 'x-model-gateway-token-estimate': 'true' }, record);
+    return undefined;
+  }
+  checkServable(ask, primary);
+
+  // A client that left while its body was read or checked gets no upstream call at all.
+  if (ctx.res.destroyed) return undefined;
+  const controller = new CallAbort();
+  ctx.controller = controller;
+  ctx.cleanups.push(abortIfLeft);
+  return { ctx, state, group, protocol, operation, info, body, raw, modelAt, primary, controller, budget: ctx.budget! };
+}
+
+/** Before the endpoint is known, guess which protocol's error shape the caller reads. */
+function guessProtocol(ctx: RequestContext): Protocol {
+  return ctx.record.path.startsWith('/v1/messages') || ctx.req.headers['anthropic-version'] !== undefined ? 'messages' : 'chat';
+}
+
+/** The one catch: what a step threw, rendered in the caller's protocol while the response has not started. */
+function sendError(ctx: RequestContext, err: unknown): void {
+  const { res, record } = ctx;
+  if (res.destroyed || res.writableEnded) return;
+  const gatewayError =
+    err instanceof GatewayError ? err : new GatewayError('internal', 'The gateway failed to handle this request.', { cause: err });
+  requestFailed(record, gatewayError.message);
+  if (!(err instanceof GatewayError)) {
+    // The message may quote the request: printed escaped, its stack's line breaks kept.
+    ctx.deps.logger.info(`internal error in ${record.id}: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);
+  }
+  if (res.headersSent) {
+    // Only the relay writes after headers, and it ends its own streams; reaching here means a bug, so just close.
+    res.destroy();
+    return;
+  }
+  const upstreamFamily = record.upstreamProtocol ? errorFamily(record.upstreamProtocol) : undefined;
+  const rendered = renderError(gatewayError, record.protocol ?? guessProtocol(ctx), {
+    requestId: record.id,
+    ...(gatewayError.upstreamType && upstreamFamily ? { upstreamFamily } : {}),
+  });
+  if (rendered.headers.connection === 'close') closeAfterResponse(res);
+  const headers = { ...rendered.headers, 'content-length': Buffer.byteLength(rendered.body) };
+  answerHead(record, rendered.status, headers);
+  answerBody(record, rendered.body);
+  res.writeHead(rendered.status, headers);
+  res.end(rendered.body);
+}

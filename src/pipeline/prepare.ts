@@ -1,0 +1,100 @@
+/**
+ * What goes upstream on a route: the caller's bytes with `model` renamed (passthrough) or the
+ * request translated for the upstream protocol, and the client headers allowed to go along.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
+import { DEFAULT_ANTHROPIC_VERSION } from '../protocols/messages/version.js';
+import type { Protocol } from '../protocols/types.js';
+import { providerKind } from '../providers/kinds.js';
+import type { Route } from '../routing/route.js';
+import { addNumberField } from '../translate/add-field.js';
+import type { TranslateContext } from '../translate/ir.js';
+import { renameModel } from '../translate/rename-model.js';
+import type { ModelRequest } from './model-request.js';
+import type { Translation } from './relay/context.js';
+
+/** What goes upstream on a route: the protocol, headers and bytes, and how to bring the answer back. */
+export interface Prepared {
+  /** The upstream protocol. */
+  readonly protocol: Protocol;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+  /** The translated request; undefined for passthrough, which sends the caller's own. */
+  readonly json: Record<string, unknown> | undefined;
+  readonly translation: Translation | undefined;
+}
+
+export function prepare(r: ModelRequest, route: Route): Prepared {
+  const { plan, target } = route;
+  const protocol = plan.upstreamProtocol;
+  const headers = upstreamHeaders(r.ctx.req.headers, protocol);
+  // A request of a capped group that names no output limit goes with the cap (see group-caps.ts).
+  const cap = outputCapToAdd(r.group, r.protocol, r.operation, r.body.get);
+  if (!plan.translator) {
+    const renamed = renameModel(r.raw, r.body.get(), target.upstreamModel, r.modelAt);
+    if (cap === undefined) return { protocol, headers, body: renamed, json: undefined, translation: undefined };
+    const field = outputCapField(r.protocol, target.provider.type);
+    return { protocol, headers, body: addNumberField(renamed, r.body.get(), field, cap, target.upstreamModel), json: undefined, translation: undefined };
+  }
+  const ctx = translateContext(r, route);
+  const callerBody = cap === undefined ? r.body.get() : { ...r.body.get(), [outputCapField(r.protocol, 'translated')]: cap };
+  const json = plan.translator.request(callerBody, ctx);
+  const callerHeaders: Record<string, string> = { 'x-model-gateway-translated': `${r.protocol}->${protocol}` };
+  if (ctx.warnings.length > 0) {
+    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
+    callerHeaders['x-model-gateway-dropped'] = [...new Set(ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
+  }
+  return {
+    protocol,
+    headers,
+    body: Buffer.from(JSON.stringify(json)),
+    json,
+    translation: { translator: plan.translator, ctx, callerBody, stream: r.info.stream, headers: callerHeaders },
+  };
+}
+
+function translateContext(r: ModelRequest, route: Route): TranslateContext {
+  const { target } = route;
+  return {
+    ...(route.dropReasoning ? { reasoningUnsupported: true } : {}),
+    caller: r.protocol,
+    upstream: route.plan.upstreamProtocol,
+    requestedModel: r.info.model,
+    upstreamModel: target.upstreamModel,
+    ...(target.model.maxOutputTokens !== undefined ? { maxOutputTokens: target.model.maxOutputTokens } : {}),
+    upstreamDialect: providerKind(target.provider.type).dialect,
+    now: Date.now,
+    newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
+    warnings: [],
+    toolNames: new Map(),
+  };
+}
+
+/*
+ * The client headers that go upstream. An allow-list, so the client's credentials, cookies and
+ * hop-by-hop headers never leave the gateway; each vendor's own headers go only to an upstream
+ * of that vendor's protocol.
+ */
+const COMMON = ['accept', 'user-agent'] as const;
+const ANTHROPIC = ['anthropic-version', 'anthropic-beta'] as const;
+const OPENAI = ['openai-beta'] as const;
+
+export function upstreamHeaders(client: IncomingHttpHeaders, upstream: Protocol): Record<string, string> {
+  const out: Record<string, string> = { 'content-type': 'application/json' };
+  const copy = (names: readonly string[]) => {
+    for (const name of names) {
+      const value = client[name];
+      if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
+    }
+  };
+  copy(COMMON);
+  if (upstream === 'messages') {
+    copy(ANTHROPIC);
+    out['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
+  } else {
+    copy(OPENAI);
+  }
+  return out;
+}
