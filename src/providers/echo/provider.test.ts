@@ -3,24 +3,15 @@
  * body, or the SSE frames parsed with the gateway's own SSE reader.
  */
 import { describe, expect, it } from 'vitest';
-import type { ProviderConfig } from '../../config/types.js';
-import { PROTOCOLS, type Protocol } from '../../protocols/types.js';
+import { ECHO_PROVIDER } from '../../../test/helpers/echo-config.js';
+import type { Protocol } from '../../protocols/types.js';
 import { createSseDecoder, type SseEvent } from '../../sse/parse.js';
 import type { UpstreamRequest } from '../types.js';
 import { splitJson, splitWords } from './deltas.js';
 import { createEchoProvider } from './provider.js';
 import { estimateInputTokens, estimateOutputTokens } from './tokens.js';
 
-const config: ProviderConfig = {
-  id: 'echo',
-  type: 'echo',
-  baseUrl: '',
-  apiKey: undefined,
-  headers: {},
-  protocols: new Set(PROTOCOLS),
-  timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000, totalMs: 1000 },
-  retries: 0,
-};
+const config = ECHO_PROVIDER;
 
 const request = (protocol: Protocol, json: Record<string, unknown>, signal = new AbortController().signal): UpstreamRequest => ({
   protocol,

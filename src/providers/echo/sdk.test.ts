@@ -10,8 +10,8 @@ import Anthropic from '@anthropic-ai/sdk';
 import Anthropic0 from 'anthropic-sdk-0';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ProviderConfig } from '../../config/types.js';
-import { PROTOCOLS, type Protocol } from '../../protocols/types.js';
+import { ECHO_PROVIDER } from '../../../test/helpers/echo-config.js';
+import type { Protocol } from '../../protocols/types.js';
 import type { Operation, Provider } from '../types.js';
 import { estimateInputTokens } from './tokens.js';
 import { createEchoProvider } from './provider.js';
@@ -51,16 +51,7 @@ function standIn(provider: Provider): Server {
   });
 }
 
-const config: ProviderConfig = {
-  id: 'echo',
-  type: 'echo',
-  baseUrl: '',
-  apiKey: undefined,
-  headers: {},
-  protocols: new Set(PROTOCOLS),
-  timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000, totalMs: 1000 },
-  retries: 0,
-};
+const config = ECHO_PROVIDER;
 
 let server: Server;
 let url = '';
