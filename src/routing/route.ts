@@ -56,14 +56,27 @@ export function* fallbackRoutes(ask: RouteAsk, primary: Route): Generator<Route>
   }
 }
 
+/**
+ * Responses fields that ask the provider to keep state or work on its own, which a translated
+ * route cannot give: sent on, they would be dropped and the answer would silently lack what they ask.
+ */
+const STATEFUL_RESPONSES_FIELDS: readonly { readonly field: string; readonly set: (v: unknown) => boolean; readonly needs: string }[] = [
+  { field: 'previous_response_id', set: (v) => v != null, needs: 'the conversation stored server-side' },
+  { field: 'conversation', set: (v) => v != null, needs: 'a conversation stored server-side' },
+  { field: 'background', set: (v) => v === true, needs: 'the response run and stored server-side' },
+];
+
 /** Requests a translated route cannot serve at all, refused before anything is sent. */
 export function checkServable(ask: Pick<RouteAsk, 'protocol' | 'body' | 'info'>, route: Route): void {
-  if (route.plan.translator && ask.protocol === 'responses' && ask.body.get().previous_response_id != null) {
+  if (!route.plan.translator || ask.protocol !== 'responses') return;
+  const body = ask.body.get();
+  for (const { field, set, needs } of STATEFUL_RESPONSES_FIELDS) {
+    if (!set(body[field])) continue;
     throw invalidRequest(
-      `previous_response_id needs the conversation stored server-side, and model '${ask.info.model}' is served through ` +
+      `${field} needs ${needs}, and model '${ask.info.model}' is served through ` +
         `${route.plan.upstreamProtocol === 'chat' ? 'Chat Completions' : 'the Messages API'}, which keeps none. ` +
         'Send the whole conversation in `input` (with store: false), as Codex does.',
-      'previous_response_id',
+      field,
     );
   }
 }

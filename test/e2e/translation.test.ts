@@ -205,13 +205,28 @@ describe('Responses callers', () => {
     expect(line).toMatch(/qwen → local\/qwen2.5-coder:7b \[responses→chat\] .*1 dropped/);
   });
 
-  it('refuse previous_response_id on a translated model, saying why', async () => {
+  it.each([
+    ['previous_response_id', { previous_response_id: 'resp_1' }],
+    ['conversation', { conversation: 'conv_1' }],
+    ['conversation', { conversation: { id: 'conv_1' } }],
+    ['background', { background: true }],
+  ])('refuse %s on a translated model, saying why, and send nothing upstream', async (param, fields) => {
+    const before = upstream.received.length;
     const res = await call(`${gw.url}/v1/responses`, {
       headers: { authorization: `Bearer ${GATEWAY_KEY}` },
-      body: JSON.stringify({ model: 'claude-x', input: 'hi', previous_response_id: 'resp_1' }),
+      body: JSON.stringify({ model: 'claude-x', input: 'hi', ...fields }),
     });
     expect(res.status).toBe(400);
-    expect(res.json).toMatchObject({ error: { param: 'previous_response_id', message: expect.stringMatching(/whole conversation/) } });
+    expect(res.json).toMatchObject({ error: { param, message: expect.stringMatching(/whole conversation/) } });
+    expect(upstream.received.length).toBe(before);
+  });
+
+  it('serves background: false and conversation: null on a translated model', async () => {
+    const res = await call(`${gw.url}/v1/responses`, {
+      headers: { authorization: `Bearer ${GATEWAY_KEY}` },
+      body: JSON.stringify({ model: 'claude-x', input: 'hi', background: false, conversation: null }),
+    });
+    expect(res.status).toBe(200);
   });
 });
 

@@ -4,8 +4,8 @@
  * cannot carry and matters is listed in `ctx.warnings`; telemetry and state
  * hints (`store`, `include`, `prompt_cache_key`, `client_metadata`,
  * `service_tier`, `truncation`, `text.verbosity`, …) are not translated.
- * `previous_response_id` is refused by the pipeline before translation;
- * `conversation` and `background` are not translated either.
+ * `previous_response_id`, `conversation` and `background: true` are refused
+ * before translation (routing/route.ts, `checkServable`).
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see README.md, "Translation" › "What maps to what"
  */
