@@ -7,6 +7,7 @@
  */
 import type { BodyJson, StreamEventJson } from '../log/exchange-json.js';
 import { isObject, str } from '../protocols/json.js';
+import { streamEndOf } from '../protocols/stream-ends.js';
 import type { Protocol } from '../protocols/types.js';
 import { codecs } from '../translate/codecs.js';
 import type * as Ir from '../translate/ir.js';
@@ -36,16 +37,6 @@ export const PROTOCOL_BY_PATH: Readonly<Record<string, Protocol>> = {
   '/v1/responses': 'responses',
   '/v1/messages': 'messages',
 };
-
-/**
- * The events that end a stream properly. An error event also ends one, but not properly.
- * Chat ends with `data: [DONE]`, Responses with its terminal `response.*` event, Messages with `message_stop`.
- */
-const END_EVENTS = {
-  chat: ['[DONE]'],
-  responses: ['response.completed', 'response.incomplete'],
-  messages: ['message_stop'],
-} as const satisfies Record<Protocol, readonly string[]>;
 
 /** Decoders only need ids and times for what they invent; the summary ignores both. */
 function readingContext(protocol: Protocol): Ir.TranslateContext {
@@ -133,7 +124,6 @@ function summariseStream(protocol: Protocol, events: readonly StreamEventJson[])
     }
   }
   const eventTypes = events.map(eventType);
-  const ends: readonly string[] = END_EVENTS[protocol];
   return {
     text,
     toolCalls,
@@ -141,6 +131,6 @@ function summariseStream(protocol: Protocol, events: readonly StreamEventJson[])
     ...(error !== undefined ? { error } : {}),
     ...(usage !== undefined ? { usage } : {}),
     eventTypes,
-    ended: eventTypes.some((t) => ends.includes(t)),
+    ended: eventTypes.some((t) => streamEndOf(protocol, t) === 'proper'),
   };
 }

@@ -5,6 +5,7 @@
 import { chatStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';
+import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
@@ -23,7 +24,8 @@ export function chatUsage(json: unknown): Usage {
 }
 
 /** What `onEvent` looks for; a chunk of whole events holding none of these is skipped undecoded. */
-const CHAT_SKIP = { markers: ['[DONE]', '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };
+const CHAT_SKIP = { markers: [...STREAM_ENDS.chat.proper, '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };
+const [DONE] = STREAM_ENDS.chat.proper;
 
 export function createChatWatch(): StreamWatch {
   // Data properties the watcher updates, not getters over its locals: see StreamWatch.
@@ -31,7 +33,7 @@ export function createChatWatch(): StreamWatch {
     usage: {} as Usage,
     finished: false,
     onEvent({ data }: SseEvent) {
-      if (data === '[DONE]') {
+      if (data === DONE) {
         watch.finished = true;
         return;
       }

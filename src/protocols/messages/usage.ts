@@ -6,6 +6,7 @@
 import { messagesStreamErrorFrame } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';
+import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
@@ -27,7 +28,9 @@ export function anthropicUsage(u: unknown): Usage {
 export const messagesUsage = (message: unknown): Usage => anthropicUsage(isObject(message) ? message.usage : undefined);
 
 /** The event names `onEvent` acts on; a chunk of whole events holding none of these is skipped undecoded. */
-const MESSAGES_SKIP = { markers: ['message_start', 'message_delta', 'message_stop', 'error'].map((m) => Buffer.from(m)) };
+const MESSAGE_EVENTS = ['message_start', 'message_delta', ...STREAM_ENDS.messages.proper, ...STREAM_ENDS.messages.error];
+const MESSAGES_SKIP = { markers: MESSAGE_EVENTS.map((m) => Buffer.from(m)) };
+const TERMINAL = new Set<string>([...STREAM_ENDS.messages.proper, ...STREAM_ENDS.messages.error]);
 
 export function createMessagesWatch(): StreamWatch {
   // Data properties the watcher updates, not getters over its locals: see StreamWatch.
@@ -47,11 +50,8 @@ export function createMessagesWatch(): StreamWatch {
           if (isObject(parsed)) watch.usage = { ...watch.usage, ...anthropicUsage(parsed.usage) };
           break;
         }
-        case 'message_stop':
-        case 'error':
-          watch.finished = true;
-          break;
         default:
+          if (event !== undefined && TERMINAL.has(event)) watch.finished = true;
       }
     },
     errorFrames: messagesStreamErrorFrame,

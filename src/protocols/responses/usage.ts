@@ -5,6 +5,7 @@
 import { responsesStreamErrorFrames } from '../errors.js';
 import { dropUndefined, isObject } from '../shallow.js';
 import { num, parseJson } from '../json.js';
+import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { GatewayError } from '../../errors.js';
@@ -23,7 +24,7 @@ export function responsesUsage(response: unknown): Usage {
   });
 }
 
-const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
+const TERMINAL = new Set<string>([...STREAM_ENDS.responses.proper, ...STREAM_ENDS.responses.error]);
 const TYPE_IN_DATA = /"type"\s*:\s*"([^"]+)"/;
 /** The types `onEvent` acts on beyond counting; a chunk of whole events holding none of these is skipped undecoded. */
 const MARKERS = ['response.created', ...TERMINAL].map((m) => Buffer.from(m));
