@@ -5,7 +5,7 @@
  * @see README.md, "Pointing clients at the gateway"
  */
 import type { Config, ServerConfig } from '../config/types.js';
-import { shellQuote } from '../inspector/shared/shell.js';
+import { shellQuote } from '../inspector/common/shell.js';
 import { printableJson } from '../log/terminal-text.js';
 import { findModel } from '../routing/resolve-model.js';
 

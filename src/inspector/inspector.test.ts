@@ -12,8 +12,8 @@ import { startFakeUpstream, type FakeUpstream } from '../../test/helpers/fake-up
 import { call } from '../../test/helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../../test/helpers/start-gateway.js';
 import { createInspector, type Inspector } from './inspector.js';
-import { curlCommand } from './shared/curl.js';
-import type { ExchangeDetail, ExchangeList, PushEvent } from './shared/types.js';
+import { curlCommand } from './common/curl.js';
+import type { ExchangeDetail, ExchangeList, PushEvent } from './common/types.js';
 
 let upstream: FakeUpstream;
 let gw: TestGateway;

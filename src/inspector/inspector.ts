@@ -19,7 +19,7 @@ import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } f
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
-import type { ExchangeDetail, ExchangeList, SkippedLines } from './shared/types.js';
+import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
 
 export const INSPECTOR_PREFIX = '/_inspector';
 

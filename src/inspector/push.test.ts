@@ -7,7 +7,7 @@ import { createServer, get, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPushHub, DEFAULT_STREAM_BUFFER_BYTES, type PushHub } from './push.js';
-import type { ExchangeSummary, PushEvent } from './shared/types.js';
+import type { ExchangeSummary, PushEvent } from './common/types.js';
 
 let server: Server | undefined;
 const sockets: Socket[] = [];

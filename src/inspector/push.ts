@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { commentFrame, eventFrame } from '../sse/format.js';
-import type { PushEvent } from './shared/types.js';
+import type { PushEvent } from './common/types.js';
 
 /** A comment line now and then keeps proxies and idle timers from closing a quiet stream. */
 const HEARTBEAT_MS = 20_000;

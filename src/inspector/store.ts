@@ -7,7 +7,7 @@
 import type { ExchangeJson } from '../log/exchange-json.js';
 import type { RequestRecord } from '../log/record.js';
 import { summaryOfJson, summaryOfRecord } from './summary.js';
-import type { ExchangeSummary } from './shared/types.js';
+import type { ExchangeSummary } from './common/types.js';
 
 export const DEFAULT_CAPACITY = 300;
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;

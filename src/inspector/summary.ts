@@ -6,10 +6,10 @@
 import type { ExchangeJson } from '../log/exchange-json.js';
 import type { CapturedBody, Exchange } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
-import { recogniseClient, type HeaderBag } from './shared/client.js';
-import { carriesToken } from './shared/first-token.js';
-import { sessionFromBody, sessionFromHeaders } from './shared/session.js';
-import type { ExchangeSummary } from './shared/types.js';
+import { recogniseClient, type HeaderBag } from './common/client.js';
+import { carriesToken } from './common/first-token.js';
+import { sessionFromBody, sessionFromHeaders } from './common/session.js';
+import type { ExchangeSummary } from './common/types.js';
 
 type Facts = Pick<
   RequestRecord,

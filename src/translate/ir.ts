@@ -281,7 +281,7 @@ export interface TranslateContext {
   readonly warnings: string[];
   /** The model does not reason (its `features` lack `reasoning`): a reasoning request is dropped, not sent. */
   readonly reasoningUnsupported?: boolean;
-  /** Tool names as sent upstream → the tool as the caller knows it (see `shared/tool-names.ts`). */
+  /** Tool names as sent upstream → the tool as the caller knows it (see `common/tool-names.ts`). */
   readonly toolNames: Map<string, CallerTool>;
 }
 

@@ -8,7 +8,7 @@ import { chatCodec } from './chat/codec.js';
 import { createBlockWriter } from './chat/stream-blocks.js';
 import type * as Ir from './ir.js';
 import { createJsonObjectPrefix } from './messages/json-prefix.js';
-import { warn } from './shared/warn.js';
+import { warn } from './common/warn.js';
 import { translatorFor } from './registry.js';
 
 const ctx = (): Ir.TranslateContext => {

@@ -4,7 +4,7 @@
  */
 import type { SseEvent } from '../sse/parse.js';
 import type * as Ir from './ir.js';
-import { responseToEvents } from './shared/ir-stream.js';
+import { responseToEvents } from './common/ir-stream.js';
 import type { Codec, Json } from './types.js';
 
 export interface StreamTranslation {

@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '#src/cli/io.js';
 import { run } from '#src/cli/main.js';
-import type { ExchangeList } from '#src/inspector/shared/types.js';
+import type { ExchangeList } from '#src/inspector/common/types.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig } from '../helpers/start-gateway.js';

@@ -11,7 +11,7 @@ import type { Protocol } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import type * as Ir from '#src/translate/ir.js';
 import { translatorFor } from '#src/translate/registry.js';
-import { callerTool } from '#src/translate/shared/tool-names.js';
+import { callerTool } from '#src/translate/common/tool-names.js';
 import type { Json } from '#src/translate/types.js';
 
 const dir = new URL('../fixtures/clients/', import.meta.url);

@@ -16,7 +16,7 @@ import type { WrittenConfig } from '#src/config/schema.js';
 import type { Protocol } from '#src/protocols/types.js';
 import type * as Ir from '#src/translate/ir.js';
 import { codecs } from '#src/translate/codecs.js';
-import { responseToEvents } from '#src/translate/shared/ir-stream.js';
+import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';

@@ -12,7 +12,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '#src/cli/io.js';
 import { run } from '#src/cli/main.js';
-import type { ExchangeDetail, ExchangeList } from '#src/inspector/shared/types.js';
+import type { ExchangeDetail, ExchangeList } from '#src/inspector/common/types.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, startGateway, testConfig, waitForLines } from '../helpers/start-gateway.js';

@@ -248,7 +248,7 @@ describe('the CLI prints hostile config values escaped', () => {
   it.each([
     ['check', ['check', '--config', configFile, '--no-color'], `g${NAME_SHOWN}`],
     ['models', ['models', '--config', configFile, '--key', GATEWAY_KEY, '--no-color'], `d${NAME_SHOWN}`],
-    // Shell words are quoted as $'…' with octal escapes (src/inspector/shared/shell.ts).
+    // Shell words are quoted as $'…' with octal escapes (src/inspector/common/shell.ts).
     ['env', ['env', 'shell', '--config', configFile, '--model', `m${NAME}`], "ANTHROPIC_MODEL=$'m\\033c"],
     ['env with an unknown model (the error quotes it)', ['env', 'shell', '--config', configFile, '--model', `nope${NAME}`], `nope${NAME_SHOWN}`],
   ])('%s', async (_what, args, shown) => {

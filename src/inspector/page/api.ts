@@ -1,5 +1,5 @@
 /** The inspector's data API, relative to the page (/_inspector/). */
-import type { ExchangeDetail, ExchangeList, PushEvent } from '../shared/types.js';
+import type { ExchangeDetail, ExchangeList, PushEvent } from '../common/types.js';
 
 export class ApiError extends Error {
   constructor(

@@ -5,10 +5,10 @@
  * an exchange still in flight is fetched again when it ends.
  */
 import type { AttemptJson, ExchangeJson } from '../../log/exchange-json.js';
-import { curlCommand } from '../shared/curl.js';
-import { diffBodies } from '../shared/diff.js';
-import { toolChanges, toolsOf } from '../shared/tools.js';
-import type { ExchangeDetail, ExchangeSummary } from '../shared/types.js';
+import { curlCommand } from '../common/curl.js';
+import { diffBodies } from '../common/diff.js';
+import { toolChanges, toolsOf } from '../common/tools.js';
+import type { ExchangeDetail, ExchangeSummary } from '../common/types.js';
 import { ApiError, fetchDetail } from './api.js';
 import { diffMarks, changeList } from './diff-view.js';
 import { h, replace, type Child } from './dom.js';

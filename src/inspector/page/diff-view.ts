@@ -3,8 +3,8 @@
  * grouped by kind (dropped, moved or renamed, changed, added, tools) with the
  * gateway's own warnings.
  */
-import { formatPath, type BodyDiff, type Change } from '../shared/diff.js';
-import type { ToolChanges } from '../shared/tools.js';
+import { formatPath, type BodyDiff, type Change } from '../common/diff.js';
+import type { ToolChanges } from '../common/tools.js';
 import { h, type Child } from './dom.js';
 import { preview } from './format.js';
 import type { Mark } from './json-tree.js';

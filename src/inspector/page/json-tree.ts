@@ -5,7 +5,7 @@
  * Paths can carry marks (what translation changed), shown on the node, with a dot on
  * every collapsed ancestor so changes are found without opening everything.
  */
-import { formatPath, type Path } from '../shared/diff.js';
+import { formatPath, type Path } from '../common/diff.js';
 import { h, type Child } from './dom.js';
 
 export type MarkKind = 'removed' | 'added' | 'changed' | 'moved' | 'moved-in';

@@ -2,8 +2,8 @@
  * The exchange list: filters on top, one row per exchange, newest first. The filter
  * controls are built once (typing keeps its focus); only the rows are redrawn.
  */
-import { matches, type StatusFilter } from '../shared/filter.js';
-import type { ExchangeSummary } from '../shared/types.js';
+import { matches, type StatusFilter } from '../common/filter.js';
+import type { ExchangeSummary } from '../common/types.js';
 import { h, replace } from './dom.js';
 import { clock, dateTime, duration, statusClass, tokens } from './format.js';
 import { changed, setPaused, sortedRows, state, subscribe } from './state.js';

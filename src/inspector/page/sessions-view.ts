@@ -3,7 +3,7 @@
  * prompt-cache hit rate, and a strip with one bar per request (cache read, cache
  * written, uncached) so the request where caching broke stands out.
  */
-import { groupSessions, type SessionPoint, type SessionStats } from '../shared/session.js';
+import { groupSessions, type SessionPoint, type SessionStats } from '../common/session.js';
 import { h, replace } from './dom.js';
 import { clock, percent, tokens } from './format.js';
 import { changed, state, subscribe } from './state.js';

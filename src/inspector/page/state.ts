@@ -3,8 +3,8 @@
  * redrawn once per animation frame however many rows arrive in it.
  */
 import type { Connection } from './api.js';
-import { NO_FILTER, type Filter } from '../shared/filter.js';
-import type { ExchangeList, ExchangeSummary, StoreUse } from '../shared/types.js';
+import { NO_FILTER, type Filter } from '../common/filter.js';
+import type { ExchangeList, ExchangeSummary, StoreUse } from '../common/types.js';
 
 export type Meta = Omit<ExchangeList, 'exchanges'>;
 

@@ -7,7 +7,7 @@
  * (`chatcmpl-…`, `resp_…`, `msg_…`) from the context's id source.
  */
 import type * as Ir from '../../translate/ir.js';
-import { responseToEvents } from '../../translate/shared/ir-stream.js';
+import { responseToEvents } from '../../translate/common/ir-stream.js';
 import { splitJson, splitWords } from './deltas.js';
 import type { EchoReply } from './reply.js';
 import { estimateOutputTokens } from './tokens.js';

@@ -4,7 +4,7 @@
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, TranslateContext } from '../ir.js';
-import { parseDataUrl, sniffMediaType } from '../shared/data-url.js';
+import { parseDataUrl, sniffMediaType } from '../common/data-url.js';
 import { isObject, obj, str, warn, type Json } from './read.js';
 
 /**

@@ -12,7 +12,7 @@ import { invalidRequest } from '../../errors.js';
 import type { AssistantPart, Message, TextPart, ToolKind, ToolResultPart, TranslateContext } from '../ir.js';
 import { decodeTextContent, decodeUserContent } from './decode-content.js';
 import { isObject, obj, objects, str, warn, type Json } from './read.js';
-import { append } from '../shared/append.js';
+import { append } from '../common/append.js';
 
 export interface DecodedMessages {
   readonly system: TextPart[];

@@ -4,7 +4,7 @@
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, ToolResultPart, TranslateContext } from '../ir.js';
-import { toDataUrl } from '../shared/data-url.js';
+import { toDataUrl } from '../common/data-url.js';
 import { warn, type Json } from './read.js';
 
 export interface EncodeState {

@@ -10,11 +10,11 @@
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { AssistantPart, ImagePart, FilePart, Message, TextPart, ToolCallPart, UserPart } from '../ir.js';
-import { upstreamToolName } from '../shared/tool-names.js';
-import { customInputToArguments } from '../shared/tool-args.js';
+import { upstreamToolName } from '../common/tool-names.js';
+import { customInputToArguments } from '../common/tool-args.js';
 import { joinedText, toolResultMessage, userContent, type EncodeState } from './encode-content.js';
 import { warn, type Json } from './read.js';
-import { append } from '../shared/append.js';
+import { append } from '../common/append.js';
 
 function toolCall(part: ToolCallPart, enc: EncodeState): Json {
   const name = upstreamToolName(enc.ctx, {

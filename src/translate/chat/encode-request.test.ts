@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type * as Ir from '#src/translate/ir.js';
-import { CUSTOM_INPUT_SCHEMA } from '#src/translate/shared/tool-args.js';
+import { CUSTOM_INPUT_SCHEMA } from '#src/translate/common/tool-args.js';
 import type { Json } from '#src/translate/types.js';
 import { chatCodec } from './codec.js';
 import { translateContext } from '../../../test/helpers/translate-context.js';

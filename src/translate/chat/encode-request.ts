@@ -6,7 +6,7 @@
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { ReasoningEffort, ReasoningRequest, Request, ResponseFormat, TranslateContext } from '../ir.js';
-import { openaiSafetyIdentifier } from '../shared/end-user-id.js';
+import { openaiSafetyIdentifier } from '../common/end-user-id.js';
 import { encodeMessages } from './encode-messages.js';
 import { encodeToolChoice, encodeTools } from './encode-tools.js';
 import { warn, type Json } from './read.js';

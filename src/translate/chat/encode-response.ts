@@ -9,9 +9,9 @@
  * @see https://platform.openai.com/docs/api-reference/chat/object
  * @see src/translate/chat/sdk.test.ts (the official SDK reads what this writes)
  */
-import { callerResponseId } from '../shared/ids.js';
+import { callerResponseId } from '../common/ids.js';
 import type { AssistantPart, Response, ToolCallPart, TranslateContext } from '../ir.js';
-import { customInputToArguments } from '../shared/tool-args.js';
+import { customInputToArguments } from '../common/tool-args.js';
 import { reasoningText } from './encode-messages.js';
 import { finishReasonToChat } from './finish-reasons.js';
 import type { Json } from './read.js';

@@ -11,10 +11,10 @@
  * @see src/translate/chat/sdk.test.ts (the official SDK reads what this writes)
  */
 import { dataFrame as frame, DONE_FRAME } from '../../sse/format.js';
-import { callerResponseId } from '../shared/ids.js';
+import { callerResponseId } from '../common/ids.js';
 import type { StreamEvent, TranslateContext } from '../ir.js';
 import type { StreamEncoder } from '../types.js';
-import { customInputToArguments } from '../shared/tool-args.js';
+import { customInputToArguments } from '../common/tool-args.js';
 import { finishReasonToChat } from './finish-reasons.js';
 import { obj, type Json } from './read.js';
 import { usageToChat } from './usage.js';

@@ -6,8 +6,8 @@
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { Tool, ToolChoice, TranslateContext } from '../ir.js';
-import { CUSTOM_INPUT_SCHEMA } from '../shared/tool-args.js';
-import { upstreamToolName } from '../shared/tool-names.js';
+import { CUSTOM_INPUT_SCHEMA } from '../common/tool-args.js';
+import { upstreamToolName } from '../common/tool-names.js';
 import { isObject, str, warn, type Json } from './read.js';
 
 /** Enough of a grammar to guide the model without swamping the tool list. */

@@ -9,7 +9,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnswerServer, type AnswerServer } from '../../../test/helpers/answer-server.js';
 import type * as Ir from '#src/translate/ir.js';
-import { responseToEvents } from '#src/translate/shared/ir-stream.js';
+import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { chatCodec } from './codec.js';
 import { translateContext } from '../../../test/helpers/translate-context.js';

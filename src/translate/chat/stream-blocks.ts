@@ -9,7 +9,7 @@
  * input only once complete.
  */
 import type { StreamEvent, TranslateContext } from '../ir.js';
-import { argumentsToCustomInput } from '../shared/tool-args.js';
+import { argumentsToCustomInput } from '../common/tool-args.js';
 import { callerToolCall } from './tool-calls.js';
 
 interface Call {

@@ -4,8 +4,8 @@
  * the raw input out of the `{input}` arguments.
  */
 import type { ToolCallPart, TranslateContext } from '../ir.js';
-import { argumentsToCustomInput } from '../shared/tool-args.js';
-import { callerTool } from '../shared/tool-names.js';
+import { argumentsToCustomInput } from '../common/tool-args.js';
+import { callerTool } from '../common/tool-names.js';
 
 export function callerToolCall(ctx: TranslateContext, id: string, upstreamName: string, args: string): ToolCallPart {
   const tool = callerTool(ctx, upstreamName);

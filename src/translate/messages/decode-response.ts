@@ -6,8 +6,8 @@
  */
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { argumentsToCustomInput, objectToArguments } from '../shared/tool-args.js';
-import { callerTool } from '../shared/tool-names.js';
+import { argumentsToCustomInput, objectToArguments } from '../common/tool-args.js';
+import { callerTool } from '../common/tool-names.js';
 import { objects, str, warn, warnDroppedBlock } from './read.js';
 import { decodeStopReason } from './stop-reasons.js';
 import { countsToUsage, readCounts } from './usage.js';

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createSseDecoder } from '#src/sse/parse.js';
 import type * as Ir from '#src/translate/ir.js';
-import { accumulateEvents, responseToEvents } from '#src/translate/shared/ir-stream.js';
+import { accumulateEvents, responseToEvents } from '#src/translate/common/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { messagesCodec } from './codec.js';
 

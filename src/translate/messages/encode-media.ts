@@ -8,7 +8,7 @@
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { parseDataUrl } from '../shared/data-url.js';
+import { parseDataUrl } from '../common/data-url.js';
 import { warn, writeCache } from './read.js';
 
 interface DataUrl {

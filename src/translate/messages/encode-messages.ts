@@ -8,11 +8,11 @@
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { upstreamToolName } from '../shared/tool-names.js';
-import { argumentsToObject } from '../shared/tool-args.js';
+import { upstreamToolName } from '../common/tool-names.js';
+import { argumentsToObject } from '../common/tool-args.js';
 import { encodeFile, encodeImage } from './encode-media.js';
 import { warn, writeCache } from './read.js';
-import { append } from '../shared/append.js';
+import { append } from '../common/append.js';
 
 export interface Turn {
   role: 'user' | 'assistant';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type * as Ir from '#src/translate/ir.js';
-import { CUSTOM_INPUT_SCHEMA } from '#src/translate/shared/tool-args.js';
+import { CUSTOM_INPUT_SCHEMA } from '#src/translate/common/tool-args.js';
 import type { Json } from '#src/translate/types.js';
 import { DEFAULT_MAX_TOKENS, THINKING_BUDGETS, messagesCodec } from './codec.js';
 import { translateContext } from '../../../test/helpers/translate-context.js';

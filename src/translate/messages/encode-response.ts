@@ -7,10 +7,10 @@
  * @see README.md, "Translation" › "What maps to what"
  * @see src/translate/messages/sdk.test.ts (the official SDK reads what this writes)
  */
-import { callerResponseId } from '../shared/ids.js';
+import { callerResponseId } from '../common/ids.js';
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { argumentsToObject } from '../shared/tool-args.js';
+import { argumentsToObject } from '../common/tool-args.js';
 import { warn } from './read.js';
 import { encodeStopReason } from './stop-reasons.js';
 import { encodeUsage } from './usage.js';

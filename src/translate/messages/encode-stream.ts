@@ -10,7 +10,7 @@
  * @see src/translate/messages/sdk.test.ts (the official SDK reads what this writes)
  */
 import type * as Ir from '../ir.js';
-import { argumentsToObject } from '../shared/tool-args.js';
+import { argumentsToObject } from '../common/tool-args.js';
 import type { StreamEncoder } from '../types.js';
 import { messageId, reasoningBlock } from './encode-response.js';
 import { createJsonObjectPrefix, type JsonObjectPrefix } from './json-prefix.js';

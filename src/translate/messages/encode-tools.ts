@@ -7,8 +7,8 @@
  */
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { CUSTOM_INPUT_SCHEMA } from '../shared/tool-args.js';
-import { upstreamToolName } from '../shared/tool-names.js';
+import { CUSTOM_INPUT_SCHEMA } from '../common/tool-args.js';
+import { upstreamToolName } from '../common/tool-names.js';
 import { str, warn, writeCache } from './read.js';
 
 const callerToolOf = (t: { readonly name: string; readonly namespace?: string | undefined }, kind: Ir.ToolKind) => ({

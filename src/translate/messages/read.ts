@@ -4,10 +4,10 @@
  */
 import { isObject, str, type Json } from '../../protocols/json.js';
 import type { CacheControl, TranslateContext } from '../ir.js';
-import { warn } from '../shared/warn.js';
+import { warn } from '../common/warn.js';
 
 export { str, num, list, objects, parseObject } from '../../protocols/json.js';
-export { warn } from '../shared/warn.js';
+export { warn } from '../common/warn.js';
 
 /**
  * A block with no IR form: server-tool blocks (`server_tool_use`, `web_search_tool_result`, …),

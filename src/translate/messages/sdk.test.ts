@@ -8,7 +8,7 @@ import Anthropic0 from 'anthropic-sdk-0';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSseDecoder } from '#src/sse/parse.js';
 import type * as Ir from '#src/translate/ir.js';
-import { responseToEvents } from '#src/translate/shared/ir-stream.js';
+import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type { Json } from '#src/translate/types.js';
 import { startAnswerServer, type AnswerServer } from '../../../test/helpers/answer-server.js';
 import { messagesCodec } from './codec.js';

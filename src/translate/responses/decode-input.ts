@@ -17,7 +17,7 @@ import { reasoningPart } from './decode-output.js';
 import { readEffort } from './decode-reasoning.js';
 import { fromCarrier } from './reasoning-carrier.js';
 import { objects, str, warn } from './read.js';
-import { append } from '../shared/append.js';
+import { append } from '../common/append.js';
 
 export interface DecodedInput {
   readonly system: TextPart[];

@@ -7,8 +7,8 @@
  */
 import type { Json } from '../../protocols/shallow.js';
 import type { AssistantPart, ReasoningPart, ToolCallPart, TranslateContext } from '../ir.js';
-import { argumentsToCustomInput } from '../shared/tool-args.js';
-import { callerTool } from '../shared/tool-names.js';
+import { argumentsToCustomInput } from '../common/tool-args.js';
+import { callerTool } from '../common/tool-names.js';
 import { objects, str, warn } from './read.js';
 
 /** The texts of a reasoning item's `summary` and `content` lists. */

@@ -6,7 +6,7 @@
 import { invalidRequest } from '../../errors.js';
 import { isObject, type Json } from '../../protocols/shallow.js';
 import type { FilePart, ImagePart, TextPart, TranslateContext } from '../ir.js';
-import { parseDataUrl } from '../shared/data-url.js';
+import { parseDataUrl } from '../common/data-url.js';
 import { str, warn } from './read.js';
 
 export type InputPart = TextPart | ImagePart | FilePart;

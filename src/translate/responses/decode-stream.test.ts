@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../errors.js';
 import { createSseDecoder } from '../../sse/parse.js';
 import type * as Ir from '../ir.js';
-import { accumulateEvents, responseToEvents } from '../shared/ir-stream.js';
+import { accumulateEvents, responseToEvents } from '../common/ir-stream.js';
 import type { Json } from '../types.js';
 import { responsesCodec } from './codec.js';
 

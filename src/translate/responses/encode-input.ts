@@ -12,8 +12,8 @@
 import { assertNever } from '../../assert-never.js';
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { upstreamToolName } from '../shared/tool-names.js';
-import { toDataUrl as dataUrl } from '../shared/data-url.js';
+import { upstreamToolName } from '../common/tool-names.js';
+import { toDataUrl as dataUrl } from '../common/data-url.js';
 import { warn } from './read.js';
 
 export function encodeInputPart(part: Ir.TextPart | Ir.ImagePart | Ir.FilePart, ctx: Ir.TranslateContext): Json {

@@ -10,7 +10,7 @@
  * @see README.md, "Translation" › "What maps to what"
  * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */
-import { openaiSafetyIdentifier } from '../shared/end-user-id.js';
+import { openaiSafetyIdentifier } from '../common/end-user-id.js';
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
 import { encodeInput } from './encode-input.js';

@@ -1,7 +1,7 @@
 /**
  * IR tools and tool choice → Responses, for an OpenAI Responses upstream.
  * Namespaces are flattened into the tool name (as for Chat and Messages, see
- * `shared/tool-names.ts`); custom tools stay custom, which Responses supports.
+ * `common/tool-names.ts`); custom tools stay custom, which Responses supports.
  * Function tools always carry `strict` explicitly: leaving it out turns strict
  * mode on in Responses, which rejects most non-strict schemas.
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
@@ -9,7 +9,7 @@
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { upstreamToolName } from '../shared/tool-names.js';
+import { upstreamToolName } from '../common/tool-names.js';
 
 const nameOf = (tool: Ir.Tool, ctx: Ir.TranslateContext) =>
   upstreamToolName(ctx, { name: tool.name, kind: tool.kind, ...(tool.namespace !== undefined ? { namespace: tool.namespace } : {}) });

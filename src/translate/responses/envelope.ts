@@ -7,7 +7,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see src/translate/responses/sdk.test.ts (the official SDK reads what this writes)
  */
-import { callerResponseId } from '../shared/ids.js';
+import { callerResponseId } from '../common/ids.js';
 import type { Json } from '../../protocols/shallow.js';
 import type { TranslateContext } from '../ir.js';
 

@@ -7,7 +7,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAnswerServer, type AnswerServer } from '../../../test/helpers/answer-server.js';
 import type * as Ir from '../ir.js';
-import { accumulateEvents, responseToEvents } from '../shared/ir-stream.js';
+import { accumulateEvents, responseToEvents } from '../common/ir-stream.js';
 import type { Json } from '../types.js';
 import { responsesCodec } from './codec.js';
 import { translateContext } from '../../../test/helpers/translate-context.js';

@@ -9,7 +9,7 @@
  */
 import type { Json } from '../../protocols/shallow.js';
 import type * as Ir from '../ir.js';
-import { argumentsToCustomInput } from '../shared/tool-args.js';
+import { argumentsToCustomInput } from '../common/tool-args.js';
 import { reasoningTexts, summaryTexts, upstreamToolCall } from './decode-output.js';
 import { objects, str, warn } from './read.js';
 
