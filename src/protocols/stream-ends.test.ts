@@ -17,6 +17,7 @@ import { protocolSpecs } from './registry.js';
 import { isObject } from './shallow.js';
 import { STREAM_ENDS, streamEndOf } from './stream-ends.js';
 import { PROTOCOLS, type Protocol, type Usage } from './types.js';
+import { answerContext } from '../translate/context.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'translate');
 
@@ -84,17 +85,7 @@ function watch(protocol: Protocol, texts: readonly string[]): { finished: boolea
 }
 
 function decode(protocol: Protocol, events: readonly SseEvent[]): Ir.StreamEvent[] {
-  const decoder = codecs[protocol].decodeStream({
-    caller: protocol,
-    upstream: protocol,
-    requestedModel: '',
-    upstreamModel: '',
-    upstreamDialect: protocol === 'messages' ? 'anthropic' : 'openai',
-    now: () => 0,
-    newId: (prefix) => prefix,
-    warnings: [],
-    toolNames: new Map(),
-  });
+  const decoder = codecs[protocol].decodeStream(answerContext(protocol, '', { now: () => 0, newId: (prefix) => prefix }));
   const out: Ir.StreamEvent[] = [];
   for (const e of events) out.push(...decoder.push(e));
   out.push(...decoder.end());

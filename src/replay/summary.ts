@@ -11,6 +11,7 @@ import { streamEndOf } from '../protocols/stream-ends.js';
 import type { Protocol } from '../protocols/types.js';
 import { codecs } from '../translate/codecs.js';
 import type * as Ir from '../translate/ir.js';
+import { answerContext } from '../translate/context.js';
 
 export interface ToolCallSummary {
   readonly name: string;
@@ -39,19 +40,7 @@ export const PROTOCOL_BY_PATH: Readonly<Record<string, Protocol>> = {
 };
 
 /** Decoders only need ids and times for what they invent; the summary ignores both. */
-function readingContext(protocol: Protocol): Ir.TranslateContext {
-  return {
-    caller: protocol,
-    upstream: protocol,
-    requestedModel: '',
-    upstreamModel: '',
-    upstreamDialect: protocol === 'messages' ? 'anthropic' : 'openai',
-    now: () => 0,
-    newId: (prefix) => prefix,
-    warnings: [],
-    toolNames: new Map(),
-  };
-}
+const readingContext = (protocol: Protocol): Ir.TranslateContext => answerContext(protocol, '', { now: () => 0, newId: (prefix) => prefix });
 
 /** A stream event's type: its `event:` name, else its data's `type`, else what Chat sends (`chunk`, `[DONE]`, `error`). */
 export function eventType(e: StreamEventJson): string {

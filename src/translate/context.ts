@@ -1,7 +1,7 @@
 /**
- * The context for encoding an answer that no upstream gave: a provider that answers the caller's
- * protocol itself (the echo provider) builds an IR response and encodes it with the caller's
- * codec, so caller and "upstream" are the same protocol and nothing is renamed.
+ * The context for a codec working within one protocol, where caller and "upstream" are the same
+ * and nothing is renamed: encoding an answer no upstream gave (the echo provider), or decoding a
+ * recorded stream to read it (replay).
  */
 import type { Protocol } from '../protocols/types.js';
 import type { TranslateContext } from './ir.js';
