@@ -7,11 +7,12 @@
 import { z } from 'zod';
 import { PROTOCOLS } from '../protocols/types.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUTS } from './defaults.js';
+import { HTTP_TOKEN } from '../protocols/http-token.js';
 
 const positiveInt = () => z.int().positive();
 
-// RFC 9110 token characters; anything else would make the upstream request throw at send time.
-const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, 'not a valid HTTP header name');
+// Anything but a token would make the upstream request throw at send time.
+const headerName = z.string().regex(HTTP_TOKEN, 'not a valid HTTP header name');
 const headerValue = z.string().regex(/^[^\r\n]*$/, 'header values must not contain line breaks');
 
 /** An absolute http(s) URL. Not z.httpUrl(): that one insists on a domain name and rejects localhost and IP addresses. */

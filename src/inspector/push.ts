@@ -80,7 +80,10 @@ export function createPushHub(options: PushOptions = {}): PushHub {
       }, heartbeatMs).unref();
     },
     send(event) {
-      for (const c of clients.keys()) write(c, event);
+      if (clients.size === 0) return;
+      // One frame for every page: made once, not per page.
+      const frame = eventFrame(event.type, event);
+      for (const c of clients.keys()) put(c, frame);
     },
     close() {
       for (const c of clients.keys()) c.end();

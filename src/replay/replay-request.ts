@@ -10,6 +10,7 @@
  */
 import type { ExchangeJson } from '../log/exchange-json.js';
 import { replayUrl, type ReplayTarget } from './target.js';
+import { HTTP_TOKEN as TOKEN } from '../protocols/http-token.js';
 
 export interface ReplayRequest {
   readonly method: string;
@@ -62,8 +63,6 @@ export function credentialHeaders(exchange: ExchangeJson): string[] {
 
 /** The methods the gateway serves (`pipeline/endpoints.ts`): nothing else is worth sending it. */
 const REPLAYED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST']);
-/** An RFC 9110 token: what a method and a header name are made of. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** An RFC 9110 field value: visible characters, spaces and tabs, and bytes 0x80–0xFF (no CR, LF, NUL or other control). */
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 

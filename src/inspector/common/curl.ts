@@ -13,6 +13,7 @@
 import type { BodyJson } from '../../log/exchange-json.js';
 import { printableJson } from '../../log/terminal-text.js';
 import { printfCommand, shellComment, shellQuote } from './shell.js';
+import { HTTP_TOKEN as TOKEN } from '../../protocols/http-token.js';
 
 export interface CurlInput {
   /** `http://127.0.0.1:8787`, or a shell variable such as `$MODEL_GATEWAY_URL`. */
@@ -33,8 +34,6 @@ const KEY_HEADERS: ReadonlyMap<string, string> = new Map([
 ]);
 const DROPPED = new Set(['cookie', 'proxy-authorization']);
 
-/** RFC 9110 `token`: what a method and a header name are made of. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** A field value curl can send as recorded and a terminal shows as itself: visible ASCII and spaces. */
 const FIELD_VALUE = /^[\x20-\x7e]*$/;
 /** A base URL that is a shell variable, left for the shell to fill in. */
