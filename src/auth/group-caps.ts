@@ -4,7 +4,8 @@
  * authorize.ts; a request that names no output limit is sent with the group's cap instead, so that
  * leaving the field out is not a way round it. Counting tokens is not capped: it generates nothing.
  */
-import type { KeyGroupConfig, ProviderType } from '../config/types.js';
+import type { KeyGroupConfig } from '../config/types.js';
+import type { Dialect } from '../providers/kind.js';
 import { assertNever } from '../assert-never.js';
 import { invalidRequest, permissionDenied } from '../errors.js';
 import type { Json } from '../protocols/json.js';
@@ -56,14 +57,14 @@ export function outputCapToAdd(group: KeyGroupConfig, protocol: Protocol, operat
  * to the upstream's); passed through, the one the upstream reads: Chat's current `max_completion_tokens`
  * for OpenAI, the older `max_tokens` that OpenAI-compatible servers take (as the Chat encoder does).
  */
-export function outputCapField(protocol: Protocol, upstream: ProviderType | 'translated'): string {
+export function outputCapField(protocol: Protocol, upstream: Dialect | 'translated'): string {
   switch (protocol) {
     case 'responses':
       return 'max_output_tokens';
     case 'messages':
       return 'max_tokens';
     case 'chat':
-      return upstream === 'openai-compatible' ? 'max_tokens' : 'max_completion_tokens';
+      return upstream === 'compatible' ? 'max_tokens' : 'max_completion_tokens';
     default:
       return assertNever(protocol);
   }

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-outline.js';
 import type { ExchangeJson } from './exchange-json.js';
+import { PROTOCOLS } from '../protocols/types.js';
 
 /**
  * A recording nests a body's JSON (bounded by MAX_JSON_DEPTH when it was recorded: deeper
@@ -17,7 +18,7 @@ import type { ExchangeJson } from './exchange-json.js';
  */
 const MAX_LINE_DEPTH = MAX_JSON_DEPTH + 16;
 
-const protocol = z.enum(['chat', 'responses', 'messages']);
+const protocol = z.enum(PROTOCOLS);
 /** As node:http and undici deliver them: a string, a list of them, or a number some servers set. */
 const headers = z.record(z.string(), z.union([z.string(), z.number(), z.array(z.string())]));
 const usage = z.looseObject({

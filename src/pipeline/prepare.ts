@@ -35,7 +35,7 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
   if (!plan.translator) {
     const renamed = renameModel(r.raw, r.body.get(), target.upstreamModel, r.modelAt);
     if (cap === undefined) return { protocol, headers, body: renamed, json: undefined, translation: undefined };
-    const field = outputCapField(r.protocol, target.provider.type);
+    const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
     return { protocol, headers, body: addNumberField(renamed, r.body.get(), field, cap, target.upstreamModel), json: undefined, translation: undefined };
   }
   const ctx = translateContext(r, route);

@@ -53,8 +53,6 @@ export function requireMessages(body: Json, limits?: RequestLimits): Json[] {
   return messages as Json[];
 }
 
-export const nonEmptyArray = (v: unknown): v is unknown[] => Array.isArray(v) && v.length > 0;
-
 /** An array's length, 0 for anything else. */
 export const lengthOf = (v: unknown): number => (Array.isArray(v) ? v.length : 0);
 

@@ -4,7 +4,7 @@
  * given, whatever line breaks or characters the data holds.
  */
 import { describe, expect, it } from 'vitest';
-import { commentFrame, dataFrame, DONE_FRAME, eventFrame, textFrame } from './format.js';
+import { commentFrame, dataFrame, DONE_FRAME, eventFrame } from './format.js';
 import { createSseDecoder, type SseEvent } from './parse.js';
 
 const read = (frames: string): SseEvent[] => {
@@ -19,9 +19,6 @@ describe('frame bytes', () => {
     ['data only, JSON', dataFrame({ id: 'c', choices: [] }), 'data: {"id":"c","choices":[]}\n\n'],
     ['data only, array', dataFrame([1, 2]), 'data: [1,2]\n\n'],
     ['the [DONE] terminator', DONE_FRAME, 'data: [DONE]\n\n'],
-    ['text, unnamed', textFrame('[DONE]'), 'data: [DONE]\n\n'],
-    ['text, named', textFrame('{"type":"ping"}', 'ping'), 'event: ping\ndata: {"type":"ping"}\n\n'],
-    ['text, empty', textFrame(''), 'data: \n\n'],
     ['comment', commentFrame('ping'), ': ping\n\n'],
   ])('%s', (_, frame, bytes) => {
     expect(frame).toBe(bytes);
@@ -51,22 +48,6 @@ describe('JSON data is one line, whatever its strings hold', () => {
   });
 });
 
-describe('text data with line breaks becomes several data: lines of one event', () => {
-  it.each([
-    ['LF', 'a\nb', 'data: a\ndata: b\n\n', 'a\nb'],
-    ['CRLF', 'a\r\nb', 'data: a\ndata: b\n\n', 'a\nb'],
-    ['CR', 'a\rb', 'data: a\ndata: b\n\n', 'a\nb'],
-    ['a blank line and a forged field', 'a\n\nevent: forged\ndata: x', 'data: a\ndata: \ndata: event: forged\ndata: data: x\n\n', 'a\n\nevent: forged\ndata: x'],
-    ['a trailing line break', 'a\n', 'data: a\ndata: \n\n', 'a\n'],
-    ['only line breaks', '\n\n', 'data: \ndata: \ndata: \n\n', '\n\n'],
-    ['unicode around them', '👋\n你好\u2028', 'data: 👋\ndata: 你好\u2028\n\n', '👋\n你好\u2028'],
-  ])('%s', (_, text, bytes, data) => {
-    expect(textFrame(text)).toBe(bytes);
-    expect(read(textFrame(text))).toEqual([{ event: undefined, data }]);
-    expect(read(textFrame(text, 'named'))).toEqual([{ event: 'named', data }]);
-  });
-});
-
 describe('comments', () => {
   it.each([
     ['one line', 'ping', ': ping\n\n'],
@@ -81,6 +62,5 @@ describe('comments', () => {
 describe('event names', () => {
   it.each(['a\nb', 'a\rb', 'a\r\nb', 'error\n\ndata: {}'])('%j is refused', (name) => {
     expect(() => eventFrame(name, {})).toThrow(/line break/);
-    expect(() => textFrame('{}', name)).toThrow(/line break/);
   });
 });
