@@ -232,6 +232,37 @@ const cases: [string, (c: Raw) => void, ConfigChange[]][] = [
       { section: 'server', op: 'changed', name: 'server', fields: [{ field: 'maxConcurrentRequests', from: '1024', to: '10' }] },
     ],
   ],
+  [
+    'the hostile-input limits and the group caps',
+    (c) => {
+      c.server.maxResponseBytes = 1024;
+      c.server.maxConnections = 50;
+      c.server.allowedHosts = ['gw.internal', 'gw.lan'];
+      c.keyGroups.ci.maxOutputTokens = 4096;
+      c.keyGroups.ci.maxChoices = 2;
+    },
+    [
+      {
+        section: 'group',
+        op: 'changed',
+        name: 'ci',
+        fields: [
+          { field: 'maxOutputTokens', from: '(none)', to: '4096' },
+          { field: 'maxChoices', from: '(none)', to: '2' },
+        ],
+      },
+      {
+        section: 'server',
+        op: 'changed',
+        name: 'server',
+        fields: [
+          { field: 'maxConnections', from: '(default)', to: '50' },
+          { field: 'maxResponseBytes', from: '67108864', to: '1024' },
+          { field: 'allowedHosts', from: '(none)', to: 'gw.internal, gw.lan' },
+        ],
+      },
+    ],
+  ],
 ];
 
 describe('diffConfig', () => {

@@ -183,7 +183,9 @@ function diffServer(before: Config, after: Config): ConfigChange[] {
   const fields: FieldChange[] = [];
   field(fields, 'host', before.server.host, after.server.host);
   field(fields, 'port', String(before.server.port), String(after.server.port));
-  for (const f of SERVER_FIELDS) field(fields, f, String(before.server[f]), String(after.server[f]));
-  field(fields, 'allowedHosts', before.server.allowedHosts.join(', '), after.server.allowedHosts.join(', '));
+  // Unset, maxConnections is worked out at start from the open-file limit.
+  const shown = (v: number | undefined) => (v === undefined ? '(default)' : String(v));
+  for (const f of SERVER_FIELDS) field(fields, f, shown(before.server[f]), shown(after.server[f]));
+  field(fields, 'allowedHosts', before.server.allowedHosts.join(', ') || '(none)', after.server.allowedHosts.join(', ') || '(none)');
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
 }

@@ -7,7 +7,7 @@ import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { createInspector } from '../../inspector/inspector.js';
+import { createInspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { createGateway } from '../../server/gateway.js';
 import { VERSION } from '../../version.js';
 import { formatBanner } from '../banner.js';
@@ -66,13 +66,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const inspector =
     flags.inspector === false
       ? undefined
-      : createInspector({
-          ...(flags.inspectorKeep !== undefined ? { capacity: flags.inspectorKeep } : {}),
-          ...(flags.inspectorMemory !== undefined ? { maxBytes: flags.inspectorMemory * 1024 * 1024 } : {}),
-          ...(flags.inspectorStreamBuffer !== undefined ? { maxBufferedBytes: flags.inspectorStreamBuffer * 1024 } : {}),
-          ...(flags.inspectorSessionIdle !== undefined ? { sessionIdleMs: flags.inspectorSessionIdle * HOUR_MS } : {}),
-          ...(flags.inspectorSessionMax !== undefined ? { sessionMaxMs: flags.inspectorSessionMax * HOUR_MS } : {}),
-        });
+      : createInspector(inspectorOptions(flags));
   const gateway = createGateway({
     config,
     logger,
@@ -115,4 +109,15 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   inspector?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
   logger.info(chalk.gray('stopped'));
+}
+
+/** The inspector's settings from serve's flags, in the units the flags are given in (MiB, KiB, hours). */
+export function inspectorOptions(flags: ServeFlags): InspectorOptions {
+  return {
+    ...(flags.inspectorKeep !== undefined ? { capacity: flags.inspectorKeep } : {}),
+    ...(flags.inspectorMemory !== undefined ? { maxBytes: flags.inspectorMemory * 1024 * 1024 } : {}),
+    ...(flags.inspectorStreamBuffer !== undefined ? { maxBufferedBytes: flags.inspectorStreamBuffer * 1024 } : {}),
+    ...(flags.inspectorSessionIdle !== undefined ? { sessionIdleMs: flags.inspectorSessionIdle * HOUR_MS } : {}),
+    ...(flags.inspectorSessionMax !== undefined ? { sessionMaxMs: flags.inspectorSessionMax * HOUR_MS } : {}),
+  };
 }

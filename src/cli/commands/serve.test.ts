@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { inspectorOptions } from './serve.js';
+
+const HOUR = 60 * 60 * 1000;
+
+describe("serve's inspector flags", () => {
+  it.each([
+    ['none: the inspector keeps its defaults', {}, {}],
+    ['--inspector-keep 50', { inspectorKeep: 50 }, { capacity: 50 }],
+    ['--inspector-memory 8 (MiB)', { inspectorMemory: 8 }, { maxBytes: 8 * 1024 * 1024 }],
+    ['--inspector-stream-buffer 2 (KiB)', { inspectorStreamBuffer: 2 }, { maxBufferedBytes: 2048 }],
+    ['--inspector-session-idle 1 (hours)', { inspectorSessionIdle: 1 }, { sessionIdleMs: HOUR }],
+    ['--inspector-session-max 48 (hours)', { inspectorSessionMax: 48 }, { sessionMaxMs: 48 * HOUR }],
+    [
+      'all of them together',
+      { inspectorKeep: 10, inspectorMemory: 1, inspectorStreamBuffer: 64, inspectorSessionIdle: 2, inspectorSessionMax: 3 },
+      { capacity: 10, maxBytes: 1024 * 1024, maxBufferedBytes: 64 * 1024, sessionIdleMs: 2 * HOUR, sessionMaxMs: 3 * HOUR },
+    ],
+  ])('%s', (_, flags, options) => {
+    expect(inspectorOptions({ color: false, ...flags })).toEqual(options);
+  });
+});
