@@ -105,6 +105,7 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
     return url;
   };
   const mapTransport = hooks.transportError ?? transportError;
+  const mapError = (err: unknown, signal: AbortState) => mapTransport(err, config, signal);
 
   return {
     id: config.id,
@@ -124,16 +125,14 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
       const options = { origin: url.origin, path: url.pathname + url.search, method: 'POST' as const, headers, body: req.body };
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
       const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
-      return dispatchCall(dispatcher, options, callAbort(req), (err, signal) => mapTransport(err, config, signal), (signal, settle) =>
-        req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req.holdAnswer?.bind(req)) : new StreamAnswerHandler(signal, settle),
+      return dispatchCall(dispatcher, options, callAbort(req), mapError, (signal, settle) =>
+        req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req) : new StreamAnswerHandler(signal, settle),
       );
     },
     toError(status, headers, bodyText) {
       return (hooks.toError ?? upstreamHttpError)(config, status, headers, scrubCredential(bodyText, config));
     },
-    transportError(err, signal) {
-      return mapTransport(err, config, signal);
-    },
+    transportError: mapError,
     async close() {
       await ownPool?.close();
     },

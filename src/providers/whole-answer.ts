@@ -41,8 +41,8 @@ type Settle = (err: Error | undefined, answer: WholeAnswer | undefined) => void;
 /**
  * undici's handler interface (onConnect, onHeaders, onData, onComplete, onError), as its own
  * `request` implements it. `settle` is called exactly once. A 2xx answer past `limit` bytes
- * (decoded bytes, for a compressed one), or one `hold` finds the gateway cannot hold with all it
- * holds already, fails the call at once, and the rest is not read.
+ * (decoded bytes, for a compressed one), or one the request's `holdAnswer` finds the gateway cannot
+ * hold with all it holds already, fails the call at once, and the rest is not read.
  */
 export class WholeAnswerHandler extends AbortableCall implements Dispatcher.DispatchHandler {
   private status = 0;
@@ -56,7 +56,7 @@ export class WholeAnswerHandler extends AbortableCall implements Dispatcher.Disp
     signal: CallAbort,
     private readonly settle: Settle,
     private readonly limit: number,
-    private readonly hold?: (bytes: number) => void,
+    private readonly request?: { holdAnswer?(bytes: number): void },
   ) {
     super(signal);
   }
@@ -97,7 +97,7 @@ export class WholeAnswerHandler extends AbortableCall implements Dispatcher.Disp
         return false;
       }
       try {
-        this.hold?.(chunk.length);
+        this.request?.holdAnswer?.(chunk.length);
       } catch (err) {
         this.fail(err as Error);
         return false;
