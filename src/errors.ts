@@ -77,6 +77,14 @@ export const permissionDenied = (message: string, param?: string) =>
 export const notFound = (message: string, code?: string, param?: string) =>
   new GatewayError('not_found', message, { code: code ?? null, param: param ?? null });
 
+/** The gateway is at one of its own caps: 503 (529 for Messages callers) with `retry-after: 1`, which the SDKs honour. */
+export const overloaded = (message: string, extra: { readonly code?: string; readonly headers?: Record<string, string>; readonly cause?: unknown } = {}) =>
+  new GatewayError('overloaded', message, {
+    ...(extra.code !== undefined ? { code: extra.code } : {}),
+    ...(extra.cause !== undefined ? { cause: extra.cause } : {}),
+    headers: { 'retry-after': '1', ...extra.headers },
+  });
+
 /** Problems in a config file, each with the path it was found at. */
 export interface ConfigIssue {
   path: string;

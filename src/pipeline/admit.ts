@@ -6,7 +6,7 @@
  * store grants is ended exactly once.
  */
 import type { KeyGroupConfig, ServerConfig } from '../config/types.js';
-import { GatewayError } from '../errors.js';
+import { GatewayError, overloaded } from '../errors.js';
 import { printable } from '../log/terminal-text.js';
 import type { Admission, Decision, LimitName } from '../limits/limit-store.js';
 import type { Cleanup, HandlerDeps, Place, ServerLoad } from './context.js';
@@ -16,9 +16,7 @@ export type AdmitDeps = Pick<HandlerDeps, 'load' | 'limits' | 'logger'>;
 /** Counts a model request in; throws 503 when the gateway is at `server.maxConcurrentRequests`. */
 function enter(load: ServerLoad, server: ServerConfig): void {
   if (load.active >= server.maxConcurrentRequests) {
-    throw new GatewayError('overloaded', `The gateway is serving its maximum of ${server.maxConcurrentRequests} requests at once; retry shortly.`, {
-      headers: { 'retry-after': '1' },
-    });
+    throw overloaded(`The gateway is serving its maximum of ${server.maxConcurrentRequests} requests at once; retry shortly.`);
   }
   load.active++;
 }
@@ -88,9 +86,8 @@ export const hasLimits = (group: KeyGroupConfig): boolean => {
 
 // Fails closed: a limit that cannot be checked is not waived. A store that should fail open admits on its own errors.
 function storeUnavailable(cause: unknown): GatewayError {
-  return new GatewayError('overloaded', 'The gateway cannot check its key-group limits right now (the limit store is unavailable); retry shortly.', {
+  return overloaded('The gateway cannot check its key-group limits right now (the limit store is unavailable); retry shortly.', {
     code: 'limit_store_unavailable',
-    headers: { 'retry-after': '1' },
     cause,
   });
 }

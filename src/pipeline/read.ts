@@ -9,7 +9,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { ServerConfig } from '../config/types.js';
-import { GatewayError, invalidRequest } from '../errors.js';
+import { GatewayError, invalidRequest, overloaded } from '../errors.js';
 import type { ByteBudget, Cleanup, ServerLoad } from './context.js';
 import { decodeUtf8 } from '../protocols/decode-utf8.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, outlineJson, repeatedRootKey } from '../protocols/json-outline.js';
@@ -24,11 +24,9 @@ export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
   let held = 0;
   const add = (bytes: number, extra?: Record<string, string>) => {
     if (load.bufferedBytes + bytes > server.maxBufferedBytes) {
-      throw new GatewayError(
-        'overloaded',
-        `The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request and answer bodies; retry shortly.`,
-        { headers: { 'retry-after': '1', ...extra } },
-      );
+      throw overloaded(`The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request and answer bodies; retry shortly.`, {
+        ...(extra ? { headers: extra } : {}),
+      });
     }
     load.bufferedBytes += bytes;
     held += bytes;
