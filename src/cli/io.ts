@@ -68,7 +68,9 @@ export function processIo(): CliIo {
       new Promise((resolve) => {
         outlivesOutput = true;
         let unwatch: () => void = () => {};
+        let settled = false;
         const on = (reason: string) => {
+          settled = true;
           for (const s of STOP_SIGNALS) process.off(s, on);
           unwatch();
           // A second signal while draining means "now".
@@ -76,7 +78,11 @@ export function processIo(): CliIo {
           resolve(reason);
         };
         for (const s of STOP_SIGNALS) process.on(s, on);
-        unwatch = watchLauncher(launcherChain(process.env), () => on('launcher exited'));
+        void launcherChain(process.env).then((links) => {
+          // Stopped while the chain was being read: nothing to watch any more.
+          if (settled) return;
+          unwatch = watchLauncher(links, () => on('launcher exited'));
+        });
       }),
   };
 }

@@ -8,8 +8,11 @@
  * Started any other way (a shell, systemd, a container, `setsid … &`) nothing is watched: the gateway
  * is then the process the signals reach, and one its starter may leave running on purpose.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 /** A parent-child link that must hold: `child`'s parent is `parent`. */
 export interface Link {
@@ -29,7 +32,7 @@ interface ProcessFacts {
 }
 
 /** A process's parent and name: from /proc on Linux, from `ps` elsewhere; undefined when it is gone. */
-function factsOf(pid: number): ProcessFacts | undefined {
+async function factsOf(pid: number): Promise<ProcessFacts | undefined> {
   try {
     // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses, so cut at the last ')'.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -43,8 +46,9 @@ function factsOf(pid: number): ProcessFacts | undefined {
   }
   if (process.platform === 'win32') return undefined;
   try {
-    const out = execFileSync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000, stdio: ['ignore', 'pipe', 'ignore'] });
-    const m = /^\s*(\d+)\s+(.*?)\s*$/.exec(out);
+    // Asynchronous: the check runs every second while the gateway serves, and a blocking spawn would stall every request.
+    const { stdout } = await execFileAsync('ps', ['-o', 'ppid=,comm=', '-p', String(pid)], { encoding: 'utf8', timeout: 2000 });
+    const m = /^\s*(\d+)\s+(.*?)\s*$/.exec(stdout);
     return m ? { ppid: Number(m[1]), name: m[2]!.split('/').pop()! } : undefined;
   } catch {
     return undefined;
@@ -59,13 +63,13 @@ export const underNpm = (env: Readonly<Record<string, string | undefined>>) =>
  * The links from this process up to npm: our parent, and through the shells npm runs commands in,
  * the first process that is not a shell (npm). Empty when not started by npm.
  */
-export function launcherChain(env: Readonly<Record<string, string | undefined>>, self = process.pid, parent = process.ppid): Link[] {
+export async function launcherChain(env: Readonly<Record<string, string | undefined>>, self = process.pid, parent = process.ppid): Promise<Link[]> {
   if (!underNpm(env) || parent <= 1) return [];
   const links: Link[] = [{ child: self, parent }];
   let pid = parent;
   // A few steps at most: `npm run` may run npx, which runs a shell, which runs us.
   for (let i = 0; i < 4; i++) {
-    const facts = factsOf(pid);
+    const facts = await factsOf(pid);
     if (!facts || !SHELLS.has(facts.name) || facts.ppid <= 1) break;
     links.push({ child: pid, parent: facts.ppid });
     pid = facts.ppid;
@@ -74,9 +78,9 @@ export function launcherChain(env: Readonly<Record<string, string | undefined>>,
 }
 
 /** Whether `link` still holds: the child is alive and still the parent's (a child whose parent died is handed to another). */
-export function linkHolds(link: Link): boolean {
+export async function linkHolds(link: Link): Promise<boolean> {
   if (link.child === process.pid) return process.ppid === link.parent;
-  const facts = factsOf(link.child);
+  const facts = await factsOf(link.child);
   if (facts) return facts.ppid === link.parent;
   // Nothing to read the parent from (Windows): at least the parent must be alive.
   try {
@@ -90,12 +94,24 @@ export function linkHolds(link: Link): boolean {
 /** Calls `onGone` once, when a link of the chain breaks. Returns a function that stops watching. */
 export function watchLauncher(links: readonly Link[], onGone: () => void, everyMs = LAUNCHER_CHECK_MS): () => void {
   if (links.length === 0) return () => undefined;
+  let checking = false;
+  let stopped = false;
   const timer = setInterval(() => {
-    if (links.every(linkHolds)) return;
-    clearInterval(timer);
-    onGone();
+    // A check still running (a slow `ps`) is not doubled.
+    if (checking) return;
+    checking = true;
+    void Promise.all(links.map(linkHolds)).then((holds) => {
+      checking = false;
+      if (stopped || holds.every(Boolean)) return;
+      stopped = true;
+      clearInterval(timer);
+      onGone();
+    });
   }, everyMs);
   // The watch alone must not keep the process alive.
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    stopped = true;
+    clearInterval(timer);
+  };
 }
