@@ -19,11 +19,11 @@ import { STREAM_ENDS, streamEndOf } from './stream-ends.js';
 import { PROTOCOLS, type Protocol, type Usage } from './types.js';
 import { answerContext } from '../translate/context.js';
 
-const FIXTURES = join(import.meta.dirname, '..', 'translate');
+const FIXTURES = import.meta.dirname;
 
 /** The stream fixtures of a protocol, with their SDK-assembled answer where one was recorded. */
 function fixtures(protocol: Protocol): { name: string; sse: string; answer?: unknown }[] {
-  const dir = join(FIXTURES, protocol, 'fixtures');
+  const dir = join(FIXTURES, protocol, 'codec', 'fixtures');
   return readdirSync(dir)
     .filter((f) => f.endsWith('.sse'))
     .map((f) => {

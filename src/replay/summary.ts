@@ -2,7 +2,7 @@
  * What an answer said, in terms that can be compared across two runs: text,
  * tool calls, stop reason, error, usage and, for streams, the event types and
  * whether the protocol's end event came. Answers are read with the gateway's own
- * decoders (`translate/<protocol>/`), so a stream's text is assembled exactly as
+ * decoders (`protocols/<protocol>/codec/`), so a stream's text is assembled exactly as
  * translation would assemble it.
  */
 import type { BodyJson, StreamEventJson } from '../log/exchange-json.js';

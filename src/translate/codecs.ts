@@ -4,9 +4,9 @@
  * codec plus one line here.
  */
 import type { Protocol } from '../protocols/types.js';
-import { chatCodec } from './chat/codec.js';
-import { messagesCodec } from './messages/codec.js';
-import { responsesCodec } from './responses/codec.js';
+import { chatCodec } from '../protocols/chat/codec/codec.js';
+import { messagesCodec } from '../protocols/messages/codec/codec.js';
+import { responsesCodec } from '../protocols/responses/codec/codec.js';
 import type { Codec } from './types.js';
 
 export const codecs: Readonly<Record<Protocol, Codec>> = {

@@ -1,7 +1,7 @@
 /**
  * The conversation model translation goes through. Each protocol has a decoder
  * (its wire shape → IR) and an encoder (IR → its wire shape) for requests,
- * complete responses and streams (`translate/<protocol>/`); the translator for a
+ * complete responses and streams (`protocols/<protocol>/codec/`); the translator for a
  * pair (`translate/registry.ts`) composes the caller's decoder with the
  * upstream's encoder and the other way back.
  *

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { translateContext } from '../../test/helpers/translate-context.js';
-import { chatCodec } from './chat/codec.js';
-import { createBlockWriter } from './chat/stream-blocks.js';
+import { chatCodec } from '../protocols/chat/codec/codec.js';
+import { createBlockWriter } from '../protocols/chat/codec/stream-blocks.js';
 import type * as Ir from './ir.js';
-import { createJsonObjectPrefix } from './messages/json-prefix.js';
+import { createJsonObjectPrefix } from '../protocols/messages/codec/json-prefix.js';
 import { warn } from './common/warn.js';
 import { translatorFor } from './registry.js';
 

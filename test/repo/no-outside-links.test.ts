@@ -94,8 +94,8 @@ describe('no link leads outside the repository', () => {
 
   it.each([
     ['src/cli/snippets.ts', ' * @see ../../../shared/docs/clients.md section 1'],
-    ['src/translate/responses/status.ts', ' * @see ../../../../shared/docs/protocols.md F8, F9'],
-    ['src/translate/chat/usage.ts', ' * @see /work/shared/docs/protocols.md F9'],
+    ['src/protocols/responses/codec/status.ts', ' * @see ../../../../shared/docs/protocols.md F8, F9'],
+    ['src/protocols/chat/codec/usage.ts', ' * @see /work/shared/docs/protocols.md F9'],
     ['bench/run.mjs', ' * run, interleaved (issue 4, see shared/docs/performance.md).'],
     ['bench/lib/bodies.mjs', ' * fixtures (copies of ../shared/fixtures/clients).'],
     ['README.md', 'Notes are in /root/notes/perf.md and /tmp/s7/out.json.'],
@@ -113,7 +113,7 @@ describe('no link leads outside the repository', () => {
     ['src/config/json-schema.test.ts', 'new URL(`../../${file}`, import.meta.url)'],
     ['test/e2e/record-replay.test.ts', "hostile({ path: '/v1/../../x' }),"],
     ['test/fixtures/clients/codex.json', '"text": "<cwd>/home/user/project</cwd>"'],
-    ['src/translate/chat/decode-tools.ts', ' * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools'],
+    ['src/protocols/chat/codec/decode-tools.ts', ' * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools'],
     ['src/log/logger.ts', '  // (docs/performance.md, "Logging"). A timer, unlike a per-turn setImmediate'],
   ])('accepts %s: %s', (file, line) => {
     expect(check(file, line)).toEqual([]);

@@ -152,7 +152,7 @@ function richBody(ep: EndpointCase, m: string, stream: boolean): Record<string, 
   }
 }
 
-/** Optional top-level fields the decoders read (from src/translate/{chat,responses,messages}/decode-request.ts). */
+/** Optional top-level fields the decoders read (from src/protocols/{chat,responses,messages}/codec/decode-request.ts). */
 const TOP_FIELDS = {
   chat: ['tools', 'tool_choice', 'functions', 'function_call', 'stream_options', 'response_format', 'stop', 'n', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'top_k', 'reasoning_effort', 'metadata', 'user', 'seed', 'logit_bias', 'logprobs', 'top_logprobs', 'parallel_tool_calls', 'modalities', 'audio', 'prediction', 'presence_penalty', 'frequency_penalty', 'verbosity', 'web_search_options', 'safety_identifier'],
   responses: ['tools', 'tool_choice', 'instructions', 'max_output_tokens', 'max_tool_calls', 'metadata', 'parallel_tool_calls', 'prompt', 'reasoning', 'safety_identifier', 'temperature', 'text', 'top_logprobs', 'top_p', 'user', 'include', 'store', 'previous_response_id', 'truncation', 'conversation'],

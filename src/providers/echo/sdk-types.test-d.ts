@@ -7,9 +7,9 @@ import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { Mutable } from '../../../test/helpers/mutable.js';
-import type { buildCompletion } from '../../translate/chat/encode-response.js';
-import type { usageToChat } from '../../translate/chat/usage.js';
-import type { buildMessage } from '../../translate/messages/encode-response.js';
+import type { buildCompletion } from '../../protocols/chat/codec/encode-response.js';
+import type { usageToChat } from '../../protocols/chat/codec/usage.js';
+import type { buildMessage } from '../../protocols/messages/codec/encode-response.js';
 
 describe('emitted shapes fit the SDK types', () => {
   it('Chat Completions: the completion and its usage', () => {

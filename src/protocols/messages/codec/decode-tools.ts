@@ -1,0 +1,67 @@
+/**
+ * Anthropic `tools` and `tool_choice` → IR. Client tools map one to one;
+ * server and Anthropic-defined tools (a versioned `type` such as
+ * `web_search_20250305`, `bash_20250124`, `text_editor_*`) run on Anthropic's
+ * side and cannot be offered to another provider: dropped with a warning.
+ * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
+ * @see README.md, "Translation" › "What maps to what"
+ */
+import { isObject, type Json } from '../../shallow.js';
+import type * as Ir from '../../../translate/ir.js';
+import { objects, readCache, str, warn } from './read.js';
+
+/** A client tool has no `type`, or `type: 'custom'`. */
+const isClientTool = (t: Json): boolean => t.type === undefined || t.type === null || t.type === 'custom';
+
+export function decodeTools(tools: unknown, ctx: Ir.TranslateContext): Ir.Tool[] {
+  const out: Ir.Tool[] = [];
+  for (const t of objects(tools)) {
+    const name = str(t.name) ?? '';
+    if (!isClientTool(t)) {
+      warn(ctx, `${name || String(t.type)} tool (server)`);
+      continue;
+    }
+    const description = str(t.description);
+    // `defer_loading`, `input_examples`, `eager_input_streaming` and `allowed_callers` tune Anthropic's
+    // own tool handling; other providers have no use for them, so they go without a warning.
+    out.push({
+      kind: 'function',
+      name,
+      ...(description !== undefined ? { description } : {}),
+      ...(isObject(t.input_schema) ? { parameters: t.input_schema } : {}),
+      ...(typeof t.strict === 'boolean' ? { strict: t.strict } : {}),
+      ...readCache(t),
+    });
+  }
+  return out;
+}
+
+export interface DecodedChoice {
+  readonly toolChoice?: Ir.ToolChoice;
+  readonly parallelToolCalls?: boolean;
+}
+
+export function decodeToolChoice(choice: unknown, tools: readonly Ir.Tool[], ctx: Ir.TranslateContext): DecodedChoice {
+  if (!isObject(choice)) return {};
+  const parallel = choice.disable_parallel_tool_use === true ? { parallelToolCalls: false } : {};
+  switch (choice.type) {
+    case 'auto':
+      return { toolChoice: { type: 'auto' }, ...parallel };
+    case 'any':
+      return { toolChoice: { type: 'required' }, ...parallel };
+    case 'none':
+      return { toolChoice: { type: 'none' } };
+    case 'tool': {
+      const name = str(choice.name) ?? '';
+      // Forcing a dropped server tool (Claude Code's WebSearch sub-request) would name a tool the upstream never sees.
+      if (!tools.some((t) => t.name === name)) {
+        warn(ctx, 'tool_choice for a dropped tool');
+        return parallel;
+      }
+      return { toolChoice: { type: 'tool', name }, ...parallel };
+    }
+    default:
+      warn(ctx, `tool_choice ${String(choice.type)}`);
+      return parallel;
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Type drift: what this codec emits must fit the official Anthropic SDK types, so a field the SDK
+ * renames or retypes fails `vitest --typecheck` here instead of surprising a client.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { describe, expectTypeOf, it } from 'vitest';
+import type { Mutable } from '../../../../test/helpers/mutable.js';
+import type { buildMessage } from './encode-response.js';
+import type { StreamEvent } from './wire.js';
+
+/** Every event but our `ping` and `error`, which the SDK handles outside its event union. */
+type Typed = Exclude<StreamEvent, { type: 'ping' } | { type: 'error' }>;
+
+describe('emitted shapes fit the SDK types', () => {
+  it('Message', () => {
+    expectTypeOf<Mutable<ReturnType<typeof buildMessage>>>().toExtend<Anthropic.Message>();
+  });
+
+  it('every stream event the SDK types', () => {
+    expectTypeOf<Mutable<Typed>>().toExtend<Anthropic.RawMessageStreamEvent>();
+  });
+});

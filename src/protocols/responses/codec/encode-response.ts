@@ -1,0 +1,22 @@
+/**
+ * IR response → a complete Responses answer for the caller.
+ * @see https://platform.openai.com/docs/api-reference/responses/object
+ * @see README.md, "Translation" › "What maps to what"
+ */
+import type { Json } from '../../shallow.js';
+import type { Response, TranslateContext } from '../../../translate/ir.js';
+import { encodeOutput } from './encode-output.js';
+import { envelope, responseId } from './envelope.js';
+import { encodeUsage, statusOf } from './status.js';
+
+export function encodeResponse(response: Response, ctx: TranslateContext, callerBody: Json): Json {
+  const { status, incomplete_details } = statusOf(response.stopReason);
+  return envelope(ctx, callerBody, {
+    id: responseId(response.id, ctx),
+    created: response.created,
+    status,
+    incompleteDetails: incomplete_details,
+    output: encodeOutput(response.content, ctx),
+    usage: encodeUsage(response.usage),
+  });
+}
