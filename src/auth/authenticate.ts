@@ -11,8 +11,9 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config, GatewayKey } from '../config/types.js';
 import { authenticationFailed } from '../errors.js';
+import type { KeyStyle } from '../protocols/types.js';
 
-export type KeyStyle = 'bearer' | 'anthropic';
+export type { KeyStyle };
 
 /**
  * Trims the space and tab HTTP allows around a value, nothing else: `String.prototype.trim` also

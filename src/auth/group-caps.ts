@@ -6,26 +6,20 @@
  */
 import type { KeyGroupConfig } from '../config/types.js';
 import type { Dialect } from '../providers/kind.js';
-import { assertNever } from '../assert-never.js';
 import { invalidRequest, permissionDenied } from '../errors.js';
 import type { Json } from '../protocols/json.js';
+import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
 
-/** The fields that ask for output tokens, per protocol. Messages requires its one. */
-const OUTPUT_FIELDS = {
-  chat: ['max_completion_tokens', 'max_tokens'],
-  responses: ['max_output_tokens'],
-  messages: ['max_tokens'],
-} as const satisfies Record<Protocol, readonly string[]>;
-
-/** Throws when a create request asks for more than its group's caps allow. */
+/** Throws when a create request asks for more than its group's caps allow (the fields each protocol reads: its `asks`). */
 export function checkGroupCaps(group: KeyGroupConfig, protocol: Protocol, body: Json): void {
+  const { asks } = protocols[protocol];
   const tokens = group.maxOutputTokens;
   if (tokens !== undefined) {
-    for (const field of OUTPUT_FIELDS[protocol]) checkAsk(group, body[field], field, tokens, 'output tokens', 'maxOutputTokens');
+    for (const field of asks.outputTokens) checkAsk(group, body[field], field, tokens, 'output tokens', 'maxOutputTokens');
   }
   const choices = group.maxChoices;
-  if (choices !== undefined && protocol === 'chat') checkAsk(group, body.n, 'n', choices, 'choices', 'maxChoices');
+  if (choices !== undefined && asks.choices !== undefined) checkAsk(group, body[asks.choices], asks.choices, choices, 'choices', 'maxChoices');
 }
 
 function checkAsk(group: KeyGroupConfig, value: unknown, field: string, cap: number, what: string, setting: string): void {
@@ -42,30 +36,25 @@ function checkAsk(group: KeyGroupConfig, value: unknown, field: string, cap: num
 
 /**
  * The group's output cap when a create request names no output limit (null counts as none), to be
- * sent with it; undefined when there is nothing to add. Reads the body only for a group with a cap.
+ * sent with it; undefined when there is nothing to add (no cap, or a protocol that requires the
+ * field). Reads the body only for a group with a cap.
  */
 export function outputCapToAdd(group: KeyGroupConfig, protocol: Protocol, operation: string, body: () => Json): number | undefined {
   const cap = group.maxOutputTokens;
-  if (cap === undefined || operation !== 'create' || protocol === 'messages') return undefined;
+  const module = protocols[protocol];
+  if (cap === undefined || operation !== 'create' || module.outputCapField === undefined) return undefined;
   const json = body();
-  for (const field of OUTPUT_FIELDS[protocol]) if (json[field] !== undefined && json[field] !== null) return undefined;
+  for (const field of module.asks.outputTokens) if (json[field] !== undefined && json[field] !== null) return undefined;
   return cap;
 }
 
 /**
  * The field the cap is added as. To a translated request, the caller's own (the translator carries it
- * to the upstream's); passed through, the one the upstream reads: Chat's current `max_completion_tokens`
- * for OpenAI, the older `max_tokens` that OpenAI-compatible servers take (as the Chat encoder does).
+ * to the upstream's); passed through, the one the upstream reads.
  */
 export function outputCapField(protocol: Protocol, upstream: Dialect | 'translated'): string {
-  switch (protocol) {
-    case 'responses':
-      return 'max_output_tokens';
-    case 'messages':
-      return 'max_tokens';
-    case 'chat':
-      return upstream === 'compatible' ? 'max_tokens' : 'max_completion_tokens';
-    default:
-      return assertNever(protocol);
-  }
+  const field = protocols[protocol].outputCapField?.(upstream);
+  // outputCapToAdd adds nothing for a protocol without the field.
+  if (field === undefined) throw new RangeError(`the ${protocol} protocol takes no added output cap`);
+  return field;
 }

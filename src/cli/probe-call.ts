@@ -6,7 +6,7 @@
 import { request } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
 import { GatewayError } from '../errors.js';
-import { protocolSpecs } from '../protocols/registry.js';
+import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
 import { transportError } from '../providers/http.js';
 import { providerKind } from '../providers/kinds.js';
@@ -63,7 +63,7 @@ export async function call(provider: Provider, protocol: Protocol, json: Record<
         return { kind: 'not-stream', contentType: contentType || 'no content type' };
       }
       const decoder = createSseDecoder();
-      const watch = protocolSpecs[protocol].watchStream();
+      const watch = protocols[protocol].watchStream();
       const events: SseEvent[] = [];
       for await (const chunk of res.body) {
         for (const event of decoder.push(chunk as Buffer)) {

@@ -1,26 +1,32 @@
 /**
- * The endpoints: (method, path) → what the request is, with the caller's protocol. Query strings
- * are ignored (`?beta=true`). (A route is something else: a model resolved to a provider, routing/route.ts.)
+ * The endpoints: (method, path) → what the request is. The model endpoints come from the
+ * protocol modules (protocols/endpoints.ts); the gateway's own are here.
+ * Query strings are ignored (`?beta=true`). (A route is something else: a model resolved to a
+ * provider, routing/route.ts.)
  */
 import { GatewayError, notFound } from '../errors.js';
-import type { Protocol } from '../protocols/types.js';
+import { protocolEndpointAt, protocolPaths } from '../protocols/endpoints.js';
+import type { Operation, PathParams, Protocol } from '../protocols/types.js';
 
 export type Endpoint =
-  | { readonly kind: 'create'; readonly protocol: Protocol }
-  | { readonly kind: 'count_tokens'; readonly protocol: 'messages' }
+  | { readonly kind: 'call'; readonly protocol: Protocol; readonly operation: Operation; readonly params: PathParams }
   | { readonly kind: 'models'; readonly id: string | undefined }
   | { readonly kind: 'health' }
   | { readonly kind: 'root' };
 
-const table: ReadonlyMap<string, { method: string; endpoint: Endpoint }> = new Map([
-  ['/v1/responses', { method: 'POST', endpoint: { kind: 'create', protocol: 'responses' } }],
-  ['/v1/chat/completions', { method: 'POST', endpoint: { kind: 'create', protocol: 'chat' } }],
-  ['/v1/messages', { method: 'POST', endpoint: { kind: 'create', protocol: 'messages' } }],
-  ['/v1/messages/count_tokens', { method: 'POST', endpoint: { kind: 'count_tokens', protocol: 'messages' } }],
+interface Entry {
+  readonly method: string;
+  readonly endpoint: Endpoint;
+}
+
+const gatewayOwn = new Map<string, Entry>([
   ['/v1/models', { method: 'GET', endpoint: { kind: 'models', id: undefined } }],
   ['/health', { method: 'GET', endpoint: { kind: 'health' } }],
   ['/', { method: 'GET', endpoint: { kind: 'root' } }],
 ]);
+
+/** The paths the root document lists. */
+export const listedPaths: readonly string[] = [...protocolPaths, '/v1/models'];
 
 export function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
@@ -31,7 +37,7 @@ export function pathOf(url: string | undefined): string {
 }
 
 export function endpointOf(method: string | undefined, path: string): Endpoint {
-  const entry = table.get(path);
+  const entry = gatewayOwn.get(path) ?? callEntry(path);
   if (entry) {
     // HEAD is GET without a body; node:http drops the body for us.
     if (method === entry.method || (method === 'HEAD' && entry.method === 'GET')) return entry.endpoint;
@@ -48,6 +54,11 @@ export function endpointOf(method: string | undefined, path: string): Endpoint {
   // A common wiring mistake: an Anthropic client given a base URL that already ends in /v1.
   const hint = path.startsWith('/v1/v1/') ? ' The base URL for Anthropic clients must not end in /v1.' : '';
   throw notFound(`Unknown path: ${method ?? '?'} ${path}.${hint}`);
+}
+
+function callEntry(path: string): Entry | undefined {
+  const hit = protocolEndpointAt(path);
+  return hit && { method: hit.method, endpoint: { kind: 'call', protocol: hit.protocol, operation: hit.operation, params: hit.params } };
 }
 
 function modelId(raw: string): string {

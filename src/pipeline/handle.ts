@@ -10,12 +10,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkGroupCaps } from '../auth/group-caps.js';
 import { authenticateThrottled } from '../auth/throttle.js';
 import type { KeyGroupConfig } from '../config/types.js';
-import { authenticationFailed, GatewayError, invalidRequest } from '../errors.js';
+import { assertNever } from '../assert-never.js';
+import { authenticationFailed, GatewayError } from '../errors.js';
 import { printable, printableLines } from '../log/terminal-text.js';
 import { renderError } from '../protocols/errors.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
-import { protocolSpecs } from '../protocols/registry.js';
-import { errorFamily, type Protocol } from '../protocols/types.js';
+import type { ProtocolModule } from '../protocols/protocol.js';
+import { likelyProtocol, protocols } from '../protocols/registry.js';
+import type { KeyStyle } from '../protocols/types.js';
 import { CallAbort } from '../providers/abort.js';
 import { checkServable, primaryRoute } from '../routing/route.js';
 import { checkHostAndOrigin, pageAllowed } from '../server/host-guard.js';
@@ -24,7 +26,7 @@ import { hasLimits, leavePlace, takePlace } from './admit.js';
 import { abortIfLeft, runAttempts } from './attempts.js';
 import { bodyTree } from './body-tree.js';
 import { type GatewayState, type HandlerDeps, RequestContext, type Served } from './context.js';
-import { endpointOf, pathOf, type Endpoint } from './endpoints.js';
+import { endpointOf, listedPaths, pathOf, type Endpoint } from './endpoints.js';
 import {
   answerBody,
   answerHead,
@@ -40,9 +42,7 @@ import type { ModelRequest } from './model-request.js';
 import { modelsBody } from './models.js';
 import { expectsContinue, giveBackBudget, byteBudget, parseRequestBody, readBody } from './read.js';
 
-type ModelEndpoint = Extract<Endpoint, { kind: 'create' | 'count_tokens' }>;
-
-const ANTHROPIC_VERSION = /^\d{4}-\d{2}-\d{2}$/;
+type CallEndpoint = Extract<Endpoint, { kind: 'call' }>;
 
 /** Request ids: a random prefix per handler and a counter, so no entropy is drawn per request. */
 function requestIds(): () => string {
@@ -121,24 +121,26 @@ function serve(ctx: RequestContext): Promise<void> | undefined {
       sendJson(res, 200, {
         name: 'model-gateway',
         version: deps.version,
-        endpoints: ['/v1/responses', '/v1/chat/completions', '/v1/messages', '/v1/messages/count_tokens', '/v1/models'],
+        endpoints: listedPaths,
       }, {}, record);
       return undefined;
     case 'models': {
-      const anthropic = req.headers['anthropic-version'] !== undefined;
-      protocolKnown(record, anthropic ? 'messages' : 'chat');
+      // One list for every protocol, in the shape of the caller's (Anthropic's callers send their marker header).
+      const protocol = protocols[likelyProtocol(record.path, (name) => req.headers[name] !== undefined)];
+      protocolKnown(record, protocol.id);
       identify(ctx, 'anthropic');
-      sendJson(res, 200, modelsBody(ctx, anthropic ? 'anthropic' : 'openai', endpoint.id), {}, record);
+      sendJson(res, 200, modelsBody(ctx, protocol.errorFamily, endpoint.id), {}, record);
       return undefined;
     }
-    case 'create':
-    case 'count_tokens':
+    case 'call':
       return callModel(ctx, endpoint);
+    default:
+      return assertNever(endpoint);
   }
 }
 
 /** The caller's key, by the protocol's style, and its key group. */
-function identify(ctx: RequestContext, style: 'anthropic' | 'bearer'): KeyGroupConfig {
+function identify(ctx: RequestContext, style: KeyStyle): KeyGroupConfig {
   const { config } = ctx.state;
   const key = authenticateThrottled(ctx.deps.authFailures, config, ctx.req, style);
   keyIdentified(ctx.record, key);
@@ -149,31 +151,20 @@ function identify(ctx: RequestContext, style: 'anthropic' | 'bearer'): KeyGroupC
   return group;
 }
 
-function checkAnthropicVersion(req: IncomingMessage): void {
-  const version = req.headers['anthropic-version'];
-  if (typeof version !== 'string' || !ANTHROPIC_VERSION.test(version)) {
-    throw invalidRequest(
-      version === undefined
-        ? 'Missing required header: anthropic-version (for example `anthropic-version: 2023-06-01`).'
-        : `Invalid anthropic-version header '${String(version)}': expected a date such as 2023-06-01.`,
-    );
-  }
-}
-
 /** A model endpoint: authenticate, admit, read, then inspect, route and attempt. */
-async function callModel(ctx: RequestContext, endpoint: ModelEndpoint): Promise<void> {
+async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<void> {
   const { req, res, record, deps } = ctx;
   const { server } = ctx.state.config;
-  const protocol = endpoint.protocol;
-  protocolKnown(record, protocol);
-  const group = identify(ctx, protocol === 'messages' ? 'anthropic' : 'bearer');
-  if (protocol === 'messages') checkAnthropicVersion(req);
+  const protocol: ProtocolModule = protocols[endpoint.protocol];
+  protocolKnown(record, protocol.id);
+  const group = identify(ctx, protocol.keyStyle);
+  protocol.checkHeaders?.(req.headers);
 
   const place = takePlace(deps, server);
   ctx.place = place;
   ctx.cleanups.push(leavePlace);
   // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
-  if (endpoint.kind === 'create' && hasLimits(group)) {
+  if (endpoint.operation === 'create' && hasLimits(group)) {
     // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
     const admitting = place.admit(group);
     // A client that left while the store decided gets no body read and no upstream call.
@@ -194,13 +185,13 @@ async function callModel(ctx: RequestContext, endpoint: ModelEndpoint): Promise<
  * of its own so that the parsed body is not a local of `callModel`, kept alive while the request
  * is forwarded: only the ModelRequest's BodyTree holds it, and passthrough releases it.
  */
-function afterBody(ctx: RequestContext, endpoint: ModelEndpoint, raw: Buffer): ModelRequest | undefined {
+function afterBody(ctx: RequestContext, endpoint: CallEndpoint, raw: Buffer): ModelRequest | undefined {
   const { record, state } = ctx;
-  const { protocol, kind: operation } = endpoint;
+  const { protocol, operation, params } = endpoint;
   const group = ctx.group!;
   bodyRead(record, raw);
   const { json, modelAt } = parseRequestBody(raw);
-  const info = protocolSpecs[protocol].inspect(json, operation, state.config.server);
+  const info = protocols[protocol].inspect({ operation, body: json, params }, state.config.server);
   bodyParsed(record, info);
   const body = bodyTree(raw, json as Record<string, unknown>);
   const ask = { state, group, protocol, operation, info, body };
@@ -222,11 +213,6 @@ function afterBody(ctx: RequestContext, endpoint: ModelEndpoint, raw: Buffer): M
   return { ctx, state, group, protocol, operation, info, body, raw, modelAt, primary, controller, budget: ctx.budget! };
 }
 
-/** Before the endpoint is known, guess which protocol's error shape the caller reads. */
-function guessProtocol(ctx: RequestContext): Protocol {
-  return ctx.record.path.startsWith('/v1/messages') || ctx.req.headers['anthropic-version'] !== undefined ? 'messages' : 'chat';
-}
-
 /** The one catch: what a step threw, rendered in the caller's protocol while the response has not started. */
 function sendError(ctx: RequestContext, err: unknown): void {
   const { res, record } = ctx;
@@ -243,8 +229,9 @@ function sendError(ctx: RequestContext, err: unknown): void {
     res.destroy();
     return;
   }
-  const upstreamFamily = record.upstreamProtocol ? errorFamily(record.upstreamProtocol) : undefined;
-  const rendered = renderError(gatewayError, record.protocol ?? guessProtocol(ctx), {
+  const upstreamFamily = record.upstreamProtocol ? protocols[record.upstreamProtocol].errorFamily : undefined;
+  const caller = record.protocol ?? likelyProtocol(record.path, (name) => ctx.req.headers[name] !== undefined);
+  const rendered = renderError(gatewayError, protocols[caller].errorFamily, {
     requestId: record.id,
     ...(gatewayError.upstreamType && upstreamFamily ? { upstreamFamily } : {}),
   });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
-import { DEFAULT_ANTHROPIC_VERSION } from '../protocols/messages/version.js';
+import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
 import { providerKind } from '../providers/kinds.js';
 import type { Route } from '../routing/route.js';
@@ -74,27 +74,20 @@ function translateContext(r: ModelRequest, route: Route): TranslateContext {
 
 /*
  * The client headers that go upstream. An allow-list, so the client's credentials, cookies and
- * hop-by-hop headers never leave the gateway; each vendor's own headers go only to an upstream
- * of that vendor's protocol.
+ * hop-by-hop headers never leave the gateway; each protocol's own headers (its module's
+ * `upstreamHeaders`) go only to an upstream of that protocol.
  */
 const COMMON = ['accept', 'user-agent'] as const;
-const ANTHROPIC = ['anthropic-version', 'anthropic-beta'] as const;
-const OPENAI = ['openai-beta'] as const;
 
 export function upstreamHeaders(client: IncomingHttpHeaders, upstream: Protocol): Record<string, string> {
   const out: Record<string, string> = { 'content-type': 'application/json' };
-  const copy = (names: readonly string[]) => {
+  const { forward, defaults } = protocols[upstream].upstreamHeaders;
+  for (const names of [COMMON, forward]) {
     for (const name of names) {
       const value = client[name];
       if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
     }
-  };
-  copy(COMMON);
-  if (upstream === 'messages') {
-    copy(ANTHROPIC);
-    out['anthropic-version'] ??= DEFAULT_ANTHROPIC_VERSION;
-  } else {
-    copy(OPENAI);
   }
+  for (const [name, value] of Object.entries(defaults)) out[name] ??= value;
   return out;
 }

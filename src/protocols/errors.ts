@@ -6,7 +6,7 @@
  */
 import type { ErrorKind, GatewayError } from '../errors.js';
 import { dataFrame, eventFrame } from '../sse/format.js';
-import { errorFamily, type ErrorFamily, type Protocol } from './types.js';
+import type { ErrorFamily } from './types.js';
 
 /** OpenAI's `error.type` and default `code` per kind (status decides what the SDKs do; these are for humans). */
 const openaiTypes = {
@@ -68,8 +68,11 @@ export interface RenderOptions {
   readonly upstreamFamily?: ErrorFamily;
 }
 
-export function renderError(err: GatewayError, protocol: Protocol, options: RenderOptions): RenderedError {
-  const family = errorFamily(protocol);
+/** The header each family answers with the request's id in. */
+export const requestIdHeader = (family: ErrorFamily): string => (family === 'openai' ? 'x-request-id' : 'request-id');
+
+/** `err` in the error body of the caller's family (its protocol's `errorFamily`). */
+export function renderError(err: GatewayError, family: ErrorFamily, options: RenderOptions): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...err.headers };
   // Anthropic clients treat 529 as "overloaded, retry"; OpenAI clients expect 503.
   let status = err.status;
@@ -79,7 +82,7 @@ export function renderError(err: GatewayError, protocol: Protocol, options: Rend
     family === 'openai'
       ? { error: openaiErrorObject(err, options.upstreamFamily) }
       : { type: 'error', error: anthropicErrorObject(err, options.upstreamFamily), request_id: options.requestId };
-  headers[family === 'openai' ? 'x-request-id' : 'request-id'] ??= options.requestId;
+  headers[requestIdHeader(family)] ??= options.requestId;
   return { status, headers, body: JSON.stringify(body) };
 }
 

@@ -1,23 +1,27 @@
-/** Per-protocol knowledge the request pipeline needs, in one typed table. */
-import { inspectChatRequest } from './chat/validate.js';
-import { chatUsage, createChatWatch } from './chat/usage.js';
-import { inspectMessagesRequest } from './messages/validate.js';
-import { createMessagesWatch, messagesUsage } from './messages/usage.js';
-import { inspectResponsesRequest } from './responses/validate.js';
-import { createResponsesWatch, responsesUsage } from './responses/usage.js';
-import type { StreamWatch } from './stream-watch.js';
-import type { Protocol, RequestInfo, RequestLimits, Usage } from './types.js';
+/**
+ * The protocols the gateway speaks, each a module (`<id>/protocol.ts`). A new protocol is its
+ * folder plus one line here; `Protocol` (types.ts) names the keys.
+ */
+import { chat } from './chat/protocol.js';
+import { messages } from './messages/protocol.js';
+import type { ProtocolModule } from './protocol.js';
+import { responses } from './responses/protocol.js';
+import { PROTOCOLS, type Protocol } from './types.js';
 
-export interface ProtocolSpec {
-  /** Shallow validation, and the request's size against `limits`; throws GatewayError naming the offending field. */
-  inspect(body: unknown, operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo;
-  /** Usage of a complete (non-streaming) response body. */
-  usage(json: unknown): Usage;
-  watchStream(): StreamWatch;
+export const protocols: Readonly<Record<Protocol, ProtocolModule>> = { chat, responses, messages };
+
+/**
+ * The protocol whose error shape a caller most likely reads, before (or without) a known
+ * endpoint: the one whose endpoint the path starts with, else the one whose marker header came,
+ * else Chat Completions, the shape most clients read.
+ */
+export function likelyProtocol(path: string, hasHeader: (name: string) => boolean): Protocol {
+  for (const p of PROTOCOLS) {
+    if (protocols[p].endpoints.some((e) => path.startsWith(e.path.split('{')[0]!))) return p;
+  }
+  for (const p of PROTOCOLS) {
+    const marker = protocols[p].marker;
+    if (marker !== undefined && hasHeader(marker)) return p;
+  }
+  return 'chat';
 }
-
-export const protocolSpecs = {
-  chat: { inspect: inspectChatRequest, usage: chatUsage, watchStream: createChatWatch },
-  responses: { inspect: inspectResponsesRequest, usage: responsesUsage, watchStream: createResponsesWatch },
-  messages: { inspect: inspectMessagesRequest, usage: messagesUsage, watchStream: createMessagesWatch },
-} as const satisfies Record<Protocol, ProtocolSpec>;

@@ -13,7 +13,7 @@ import { skippingDecoder } from '../sse/skip.js';
 import { codecs } from '../translate/codecs.js';
 import type * as Ir from '../translate/ir.js';
 import { parseJson } from './json.js';
-import { protocolSpecs } from './registry.js';
+import { protocols } from './registry.js';
 import { isObject } from './shallow.js';
 import { STREAM_ENDS, streamEndOf } from './stream-ends.js';
 import { PROTOCOLS, type Protocol, type Usage } from './types.js';
@@ -76,7 +76,7 @@ function expected(protocol: Protocol, events: readonly SseEvent[]): { finished: 
 }
 
 function watch(protocol: Protocol, texts: readonly string[]): { finished: boolean; usage: Usage } {
-  const w = protocolSpecs[protocol].watchStream();
+  const w = protocols[protocol].watchStream();
   const decoder = skippingDecoder(createSseDecoder(), w.skip);
   // One chunk per event, as most upstreams send them, so the skip rule is exercised on each.
   for (const text of texts) for (const e of decoder.push(Buffer.from(text))) w.onEvent(e);
@@ -133,7 +133,7 @@ describe('STREAM_ENDS', () => {
     it('reports the usage the SDK reports, and the decoder agrees', () => {
       const whole = watch(protocol, parts.map((p) => p.text));
       const finish = decode(protocol, parts.map((p) => p.event)).find((e) => e.type === 'finish');
-      if (answer !== undefined) expect(whole.usage).toEqual(protocolSpecs[protocol].usage(answer));
+      if (answer !== undefined) expect(whole.usage).toEqual(protocols[protocol].usage(answer));
       if (finish?.type === 'finish' && Object.keys(whole.usage).length > 0) {
         expect(whole.usage.inputTokens).toBe(finish.usage.inputTokens);
         expect(whole.usage.outputTokens).toBe(finish.usage.outputTokens);

@@ -8,7 +8,23 @@ export type Feature = (typeof FEATURES)[number];
 
 /** The error-body family a protocol renders errors in. */
 export type ErrorFamily = 'openai' | 'anthropic';
-export const errorFamily = (p: Protocol): ErrorFamily => (p === 'messages' ? 'anthropic' : 'openai');
+
+/** What a request asks of a model: a response, or (Messages) a count of its input tokens. */
+export type Operation = 'create' | 'count_tokens';
+
+/** How a protocol's callers present their key: `Authorization: Bearer`, or Anthropic's `x-api-key` first, then Bearer. */
+export type KeyStyle = 'bearer' | 'anthropic';
+
+/** Values taken from an endpoint's path template (`{model}` and the like); empty for a literal path. */
+export type PathParams = Readonly<Record<string, string>>;
+
+/** A call to a model as it arrived: what inspection reads. */
+export interface InboundCall {
+  readonly operation: Operation;
+  /** The parsed body. */
+  readonly body: unknown;
+  readonly params: PathParams;
+}
 
 /** Token counts as reported by the provider, normalised for the log. */
 export interface Usage {

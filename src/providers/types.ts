@@ -3,7 +3,7 @@
  * authenticated. It holds no payload mapping (that is `translate/`).
  */
 import type { ProviderConfig } from '../config/types.js';
-import type { Protocol } from '../protocols/types.js';
+import type { Operation, Protocol } from '../protocols/types.js';
 import type { GatewayError } from '../errors.js';
 import type { AbortState, CallAbort } from './abort.js';
 
@@ -13,8 +13,7 @@ import type { AbortState, CallAbort } from './abort.js';
  */
 export const ERROR_BODY_LIMIT = 64 * 1024;
 
-/** What can be sent upstream: a protocol's create call, or Anthropic's count_tokens. */
-export type Operation = 'create' | 'count_tokens';
+export type { Operation };
 
 export interface UpstreamRequest {
   readonly protocol: Protocol;

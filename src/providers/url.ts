@@ -3,9 +3,8 @@
  * a model name or a deployment taken from a request can then not add a segment, a query or
  * a fragment of its own.
  */
-import { assertNever } from '../assert-never.js';
-import type { Protocol } from '../protocols/types.js';
-import type { Operation } from './types.js';
+import { protocols } from '../protocols/registry.js';
+import type { Operation, Protocol } from '../protocols/types.js';
 
 /** `base` with `segments` appended to its path (its query and fragment dropped). */
 export function urlUnder(base: string | URL, ...segments: readonly string[]): URL {
@@ -22,15 +21,8 @@ export function urlUnder(base: string | URL, ...segments: readonly string[]): UR
 
 /** Where each protocol's call lives under an OpenAI-style base URL (one ending in /v1), as path segments. */
 export function protocolPath(protocol: Protocol, operation: Operation): readonly string[] {
-  if (operation === 'count_tokens') return ['messages', 'count_tokens'];
-  switch (protocol) {
-    case 'responses':
-      return ['responses'];
-    case 'chat':
-      return ['chat', 'completions'];
-    case 'messages':
-      return ['messages'];
-    default:
-      return assertNever(protocol);
-  }
+  const path = protocols[protocol].upstreamPath(operation);
+  // Routing sends an operation only to a protocol that offers it.
+  if (path === undefined) throw new RangeError(`the ${protocol} protocol has no ${operation} call`);
+  return path;
 }

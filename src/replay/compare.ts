@@ -6,7 +6,7 @@
  */
 import type { BodyJson } from '../log/exchange-json.js';
 import { diffJson, type Difference } from './json-diff.js';
-import { PROTOCOL_BY_PATH, summarise, type Summary } from './summary.js';
+import { summarisedProtocol, summarise, type Summary } from './summary.js';
 
 export interface Answer {
   readonly status?: number;
@@ -29,7 +29,7 @@ export interface Comparison {
 }
 
 export function compareAnswers(path: string, recorded: Answer, replayed: Answer): Comparison {
-  const protocol = PROTOCOL_BY_PATH[path];
+  const protocol = summarisedProtocol(path);
   const summaries = protocol
     ? { recorded: summarise(protocol, recorded.body, recorded.status), replayed: summarise(protocol, replayed.body, replayed.status) }
     : undefined;

@@ -7,6 +7,7 @@
  */
 import type { BodyJson, StreamEventJson } from '../log/exchange-json.js';
 import { isObject, str } from '../protocols/json.js';
+import { protocolEndpointAt } from '../protocols/endpoints.js';
 import { streamEndOf } from '../protocols/stream-ends.js';
 import type { Protocol } from '../protocols/types.js';
 import { codecs } from '../translate/codecs.js';
@@ -33,11 +34,10 @@ export interface Summary {
 }
 
 /** The protocol a create endpoint speaks; other paths (models, count_tokens, health) get no summary. */
-export const PROTOCOL_BY_PATH: Readonly<Record<string, Protocol>> = {
-  '/v1/chat/completions': 'chat',
-  '/v1/responses': 'responses',
-  '/v1/messages': 'messages',
-};
+export function summarisedProtocol(path: string): Protocol | undefined {
+  const endpoint = protocolEndpointAt(path);
+  return endpoint?.operation === 'create' ? endpoint.protocol : undefined;
+}
 
 /** Decoders only need ids and times for what they invent; the summary ignores both. */
 const readingContext = (protocol: Protocol): Ir.TranslateContext => answerContext(protocol, '', { now: () => 0, newId: (prefix) => prefix });

@@ -8,6 +8,7 @@ import type { KeyGroupConfig } from '../config/types.js';
 import { GatewayError, invalidRequest } from '../errors.js';
 import type { GatewayState } from '../pipeline/context.js';
 import type { BodyTree } from '../pipeline/body-tree.js';
+import { protocols } from '../protocols/registry.js';
 import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
 import type { Operation, Provider } from '../providers/types.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
@@ -57,25 +58,19 @@ export function* fallbackRoutes(ask: RouteAsk, primary: Route): Generator<Route>
 }
 
 /**
- * Responses fields that ask the provider to keep state or work on its own, which a translated
- * route cannot give: sent on, they would be dropped and the answer would silently lack what they ask.
+ * Requests a translated route cannot serve at all, refused before anything is sent: those using a
+ * field of the caller's protocol that needs state only its provider keeps (the module's `stateful`).
  */
-const STATEFUL_RESPONSES_FIELDS: readonly { readonly field: string; readonly set: (v: unknown) => boolean; readonly needs: string }[] = [
-  { field: 'previous_response_id', set: (v) => v != null, needs: 'the conversation stored server-side' },
-  { field: 'conversation', set: (v) => v != null, needs: 'a conversation stored server-side' },
-  { field: 'background', set: (v) => v === true, needs: 'the response run and stored server-side' },
-];
-
-/** Requests a translated route cannot serve at all, refused before anything is sent. */
 export function checkServable(ask: Pick<RouteAsk, 'protocol' | 'body' | 'info'>, route: Route): void {
-  if (!route.plan.translator || ask.protocol !== 'responses') return;
+  const stateful = protocols[ask.protocol].stateful;
+  if (!route.plan.translator || stateful === undefined) return;
   const body = ask.body.get();
-  for (const { field, set, needs } of STATEFUL_RESPONSES_FIELDS) {
+  for (const { field, set, needs } of stateful.fields) {
     if (!set(body[field])) continue;
     throw invalidRequest(
       `${field} needs ${needs}, and model '${ask.info.model}' is served through ` +
-        `${route.plan.upstreamProtocol === 'chat' ? 'Chat Completions' : 'the Messages API'}, which keeps none. ` +
-        'Send the whole conversation in `input` (with store: false), as Codex does.',
+        `the ${protocols[route.plan.upstreamProtocol].title} API, which keeps none. ` +
+        stateful.instead,
       field,
     );
   }

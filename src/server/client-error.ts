@@ -8,6 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors.js';
 import { renderError } from '../protocols/errors.js';
+import { likelyProtocol, protocols } from '../protocols/registry.js';
 
 interface ClientError extends Error {
   code?: string;
@@ -27,8 +28,11 @@ export function answerClientError(err: ClientError, socket: Duplex): void {
         ? new GatewayError('timeout', 'The request took too long to arrive; the gateway closed the connection.', { status: 408 })
         : new GatewayError('invalid_request', `The gateway could not read this HTTP request (${err.code ?? 'malformed'}).`);
   const raw = err.rawPacket;
-  const anthropic = raw !== undefined && (raw.includes('/v1/messages') || raw.includes('anthropic-version'));
-  const rendered = renderError(error, anthropic ? 'messages' : 'chat', { requestId: 'req_unread' });
+  // The request line and headers never parsed: a guess from the raw bytes picks the error shape.
+  const text = raw === undefined ? '' : raw.toString('latin1').toLowerCase();
+  const path = /^[a-z]+ (\S+)/.exec(text)?.[1] ?? '';
+  const caller = likelyProtocol(path, (name) => text.includes(`\n${name}:`));
+  const rendered = renderError(error, protocols[caller].errorFamily, { requestId: 'req_unread' });
   const head = [`HTTP/1.1 ${rendered.status} ${STATUS_CODES[rendered.status] ?? ''}`];
   for (const [name, value] of Object.entries(rendered.headers)) head.push(`${name}: ${value}`);
   head.push(`content-length: ${Buffer.byteLength(rendered.body)}`, 'connection: close');

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.js';
-import { protocolSpecs } from '../protocols/registry.js';
+import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
 import { createSseDecoder } from './parse.js';
 import { skippingDecoder } from './skip.js';
@@ -45,7 +45,7 @@ const EVENTS: Record<Protocol, string[]> = {
 
 /** What a relay learns from a stream through the given decoder. */
 function follow(protocol: Protocol, chunks: Buffer[], skip: boolean) {
-  const watch = protocolSpecs[protocol].watchStream();
+  const watch = protocols[protocol].watchStream();
   const decoder = skip ? skippingDecoder(createSseDecoder(), watch.skip) : createSseDecoder();
   let decoded = 0;
   for (const chunk of chunks) {

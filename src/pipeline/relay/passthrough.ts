@@ -4,7 +4,7 @@
  * proper end. One that did not gets the protocol's own error frame.
  */
 import { GatewayError } from '../../errors.js';
-import { protocolSpecs } from '../../protocols/registry.js';
+import { protocols } from '../../protocols/registry.js';
 import type { StreamWatch } from '../../protocols/stream-watch.js';
 import type { Usage } from '../../protocols/types.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
@@ -62,7 +62,7 @@ class Passthrough implements StreamTransform {
 
   private followed(): Follower {
     if (this.follower) return this.follower;
-    const watch = protocolSpecs[this.ctx.protocol].watchStream();
+    const watch = protocols[this.ctx.protocol].watchStream();
     this.follower = { watch, decoder: skippingDecoder(createSseDecoder(), watch.skip) };
     return this.follower;
   }

@@ -6,7 +6,7 @@
  */
 import { GatewayError } from '../../errors.js';
 import { isObject, lastUsageObject, parseJson } from '../../protocols/json.js';
-import { protocolSpecs } from '../../protocols/registry.js';
+import { protocols } from '../../protocols/registry.js';
 import { decodeUtf8 } from '../../protocols/decode-utf8.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
 import type { UpstreamResponse } from '../../providers/types.js';
@@ -42,7 +42,7 @@ function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer):
   // and the whole body only when that fails.
   if (!contentTypeOf(upstream.headers).includes('json')) return;
   const usage = lastUsageObject(body);
-  usageRead(record, protocolSpecs[ctx.protocol].usage(usage ? { usage } : parseJson(body.toString('utf8'))));
+  usageRead(record, protocols[ctx.protocol].usage(usage ? { usage } : parseJson(body.toString('utf8'))));
 }
 
 /** The upstream's whole answer in the caller's protocol: as JSON, or replayed as the caller's stream. */
@@ -66,7 +66,7 @@ export async function translateWhole(ctx: RelayContext, upstream: UpstreamRespon
       contentType = 'text/event-stream; charset=utf-8';
     } else {
       const translated = t.translator.response(json, t.ctx, t.callerBody);
-      usageRead(record, protocolSpecs[ctx.protocol].usage(translated));
+      usageRead(record, protocols[ctx.protocol].usage(translated));
       out = JSON.stringify(translated);
       contentType = 'application/json';
     }

@@ -19,6 +19,8 @@ import { randomBytes } from 'node:crypto';
 import { Readable, addAbortSignal } from 'node:stream';
 import type { ProviderConfig } from '../../config/types.js';
 import { invalidRequest } from '../../errors.js';
+import { requestIdHeader } from '../../protocols/errors.js';
+import { protocols } from '../../protocols/registry.js';
 import type { Protocol } from '../../protocols/types.js';
 import { codecs } from '../../translate/codecs.js';
 import { answerContext } from '../../translate/context.js';
@@ -54,9 +56,11 @@ export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}):
 
   async function send(request: UpstreamRequest): Promise<EchoResponse> {
     const { protocol, json } = request;
-    const requestId = { [protocol === 'messages' ? 'request-id' : 'x-request-id']: newId('req_echo') };
+    const requestId = { [requestIdHeader(protocols[protocol].errorFamily)]: newId('req_echo') };
     if (request.operation === 'count_tokens') {
-      if (protocol !== 'messages') throw invalidRequest(`count_tokens is not an operation of the ${protocol} protocol`);
+      if (protocols[protocol].upstreamPath('count_tokens') === undefined) {
+        throw invalidRequest(`count_tokens is not an operation of the ${protocol} protocol`);
+      }
       return jsonResponse({ input_tokens: estimateInputTokens(json) }, requestId, request.signal);
     }
     const model = typeof json.model === 'string' ? json.model : '';

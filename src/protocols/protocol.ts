@@ -1,0 +1,64 @@
+/**
+ * What the gateway knows about one wire protocol, as one value: a protocol is a folder
+ * (`protocols/<id>/`) whose `protocol.ts` exports one of these, plus a line in `registry.ts`.
+ * The pipeline, routing, replay and the CLI ask it; none of them names a protocol.
+ * @see docs/architecture.md, "Protocols"
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dialect } from '../providers/kind.js';
+import type { Codec } from '../translate/types.js';
+import type { StreamEnds } from './stream-ends.js';
+import type { StreamWatch } from './stream-watch.js';
+import type { ErrorFamily, InboundCall, KeyStyle, Operation, Protocol, RequestInfo, RequestLimits, Usage } from './types.js';
+
+/** A caller-facing endpoint: `path` may hold `{name}` parameters (path-template.ts). */
+export interface ProtocolEndpoint {
+  readonly method: 'POST';
+  readonly path: string;
+  readonly operation: Operation;
+}
+
+/** A request field that needs state the provider keeps, which a translated route cannot give. */
+export interface StatefulField {
+  readonly field: string;
+  readonly set: (value: unknown) => boolean;
+  /** What the field needs, for the refusal's message. */
+  readonly needs: string;
+}
+
+export interface ProtocolModule {
+  readonly id: Protocol;
+  /** Its name in messages: "Chat Completions". */
+  readonly title: string;
+  readonly endpoints: readonly ProtocolEndpoint[];
+  readonly keyStyle: KeyStyle;
+  /** A request header only this protocol's callers send: it picks the error shape before the endpoint is known. */
+  readonly marker?: string;
+  /** Checks the headers the protocol requires beyond the key; throws GatewayError. */
+  checkHeaders?(headers: IncomingHttpHeaders): void;
+  /** Shallow validation, and the request's size against `limits`; throws GatewayError naming the offending field. */
+  inspect(call: InboundCall, limits: RequestLimits): RequestInfo;
+  /** Usage of a whole (non-streaming) answer. */
+  usage(json: unknown): Usage;
+  /** A new follower of one stream in this protocol: usage, its end, and the frames that end it with an error. */
+  watchStream(): StreamWatch;
+  /** The events after which a stream owes nothing more. */
+  readonly streamEnds: StreamEnds;
+  readonly errorFamily: ErrorFamily;
+  /** Decoding to and encoding from the translation IR. */
+  readonly codec: Codec;
+  /** Where `operation` lives under a provider's base URL (one ending in /v1), as path segments; undefined: not offered. */
+  upstreamPath(operation: Operation): readonly string[] | undefined;
+  /** The caller headers sent on to an upstream of this protocol, and what is sent when the caller sent none. */
+  readonly upstreamHeaders: { readonly forward: readonly string[]; readonly defaults: Readonly<Record<string, string>> };
+  /** The request fields that ask for output tokens, and the one that asks for several choices. */
+  readonly asks: { readonly outputTokens: readonly string[]; readonly choices?: string };
+  /**
+   * The field a key group's output cap is added as when a request names none, by the upstream's
+   * dialect (or the caller's own field for a translated request); absent where the protocol
+   * requires the field anyway.
+   */
+  outputCapField?(upstream: Dialect | 'translated'): string;
+  /** Fields a translated route refuses (they need state only the provider keeps), and what to do instead. */
+  readonly stateful?: { readonly fields: readonly StatefulField[]; readonly instead: string };
+}
