@@ -1,86 +1,30 @@
 /**
- * The conformance suite: every scenario (scenarios.ts), through every
- * translation pair, streaming and not, end to end: the caller's official SDK
- * → the gateway → a fake upstream speaking the other protocol, which answers
- * the scenario in its own wire format. For each run it checks
+ * The conformance suite: every scenario (scenarios.ts), through every caller → upstream pair of the
+ * protocol list, end to end: the caller's official SDK (callers.ts) → the gateway → a fake upstream
+ * speaking the other protocol (upstreams.ts), which answers the scenario in its own wire format. Each
+ * (pair, scenario) test sends the scenario whole and streamed, and checks for each call
  *   1. what the upstream received still says what the caller asked (decoded back to IR),
  *   2. what the caller's SDK parsed says what the upstream answered (decoded back to IR),
- *   3. the stream, folded by the SDK, equals the non-streaming answer.
+ * then 3. that the stream, folded by the SDK, says what the whole answer said.
  * Known losses are listed per pair in `lossy` with the reason.
  */
-import type { ServerResponse } from 'node:http';
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WrittenConfig } from '#src/config/schema.js';
-import type { Protocol } from '#src/protocols/types.js';
-import type * as Ir from '#src/translate/ir.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import { responseToEvents } from '#src/translate/common/ir-stream.js';
+import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
+import { callers } from './callers.js';
+import { contextFor } from './context.js';
 import { scenarios, type Scenario } from './scenarios.js';
+import { answerWith, upstreams } from './upstreams.js';
 
-const PROTOCOLS: readonly Protocol[] = ['chat', 'responses', 'messages'];
 const PAIRS = PROTOCOLS.flatMap((caller) => PROTOCOLS.filter((u) => u !== caller).map((upstream) => [caller, upstream] as const));
 
-function ctxFor(caller: Protocol, upstream: Protocol): Ir.TranslateContext {
-  let n = 0;
-  return {
-    caller,
-    upstream,
-    requestedModel: 'm',
-    upstreamModel: 'upstream-model',
-    upstreamDialect: upstream === 'messages' ? 'anthropic' : 'openai',
-    now: () => 1_700_000_000_000,
-    newId: (prefix) => `${prefix}${++n}`,
-    warnings: [],
-    toolNames: new Map(),
-  };
-}
-
-/** The fake upstream's behaviour: answer `scenario` in protocol `upstream`, streaming if asked. */
-function answerWith(upstream: Protocol, response: Ir.Response) {
-  return (req: { json: unknown }, res: ServerResponse) => {
-    const body = req.json as Json;
-    const ctx = ctxFor(upstream, upstream);
-    const codec = codecs[upstream];
-    if (body.stream === true) {
-      const encoder = codec.encodeStream({ ...ctx, requestedModel: String(body.model) }, body);
-      const text = responseToEvents(response).map((e) => encoder.push(e)).join('') + encoder.end();
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(text);
-    } else {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(codec.encodeResponse(response, { ...ctx, requestedModel: String(body.model) }, body)));
-    }
-  };
-}
-
-/** Calls the gateway with the caller protocol's official SDK; returns what the SDK parsed, as plain JSON. */
-async function callWithSdk(caller: Protocol, url: string, body: Json, stream: boolean): Promise<Json> {
-  const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 });
-  const anthropic = new Anthropic({ baseURL: url, apiKey: GATEWAY_KEY, maxRetries: 0 });
-  const plain = (v: unknown) => JSON.parse(JSON.stringify(v)) as Json;
-  const b = { ...body } as never;
-  switch (caller) {
-    case 'chat':
-      return plain(
-        stream
-          ? await openai.chat.completions.stream({ ...(body as object), stream: true, stream_options: { include_usage: true } } as never).finalChatCompletion()
-          : await openai.chat.completions.create({ ...(body as object), stream: false } as never),
-      );
-    case 'responses':
-      return plain(
-        stream
-          ? await openai.responses.stream({ ...(body as object), stream: true } as never).finalResponse()
-          : await openai.responses.create({ ...(body as object), stream: false } as never),
-      );
-    case 'messages':
-      return plain(stream ? await anthropic.messages.stream(b).finalMessage() : await anthropic.messages.create({ ...(body as object), stream: false } as never));
-  }
-}
+/** The gateway's model name served by the provider speaking `upstream`. */
+const modelOn = (upstream: Protocol) => `on-${upstream}`;
 
 // ------------------------------------------------------------------ normalisation
 
@@ -160,90 +104,73 @@ let gw: TestGateway;
 
 beforeAll(async () => {
   upstreamServer = await startFakeUpstream();
-  // No retries: the error cases check how one upstream error is translated (retries have their own tests).
-  const config: WrittenConfig = {
-    providers: {
-      chat: { type: 'openai-compatible', baseUrl: `${upstreamServer.url}/v1`, retries: 0 },
-      responses: { type: 'openai-compatible', baseUrl: `${upstreamServer.url}/v1`, protocols: ['responses'], retries: 0 },
-      messages: { type: 'anthropic', baseUrl: upstreamServer.url, apiKey: 'sk-ant-test', retries: 0 },
-    },
-    models: {
-      'on-chat': { provider: 'chat', upstreamModel: 'upstream-model' },
-      'on-responses': { provider: 'responses', upstreamModel: 'upstream-model' },
-      'on-messages': { provider: 'messages', upstreamModel: 'upstream-model' },
-    },
+  gw = await startGateway({
+    providers: Object.fromEntries(PROTOCOLS.map((p) => [p, upstreams[p].provider(upstreamServer.url)])),
+    models: Object.fromEntries(PROTOCOLS.map((p) => [modelOn(p), { provider: p, upstreamModel: 'upstream-model' }])),
     keyGroups: { dev: { keys: [GATEWAY_KEY] } },
-  };
-  gw = await startGateway(config);
+  });
 });
 afterAll(async () => {
   await gw.close();
   await upstreamServer.close();
 });
+// A behaviour left queued by a failed test must not answer the next one.
+beforeEach(() => upstreamServer.reset());
 
 describe.each(PAIRS)('%s -> %s', (caller, upstream) => {
+  const client = callers[caller];
   const loss = lossy(caller, upstream);
 
-  describe.each(scenarios)('$name', (scenario: Scenario) => {
-    const results: Partial<Record<'stream' | 'json', ReturnType<typeof essence>>> = {};
+  /** One call through the gateway, checked (1 and 2); returns the answer as the caller's SDK parsed it, in IR. */
+  async function call(scenario: Scenario, stream: boolean): Promise<Ir.Response> {
+    const mode = stream ? 'streamed' : 'whole';
+    upstreamServer.once(answerWith(upstream, scenario.response));
+    const parsed = await client.send(gw.url, { ...scenario.request, model: modelOn(upstream) }, stream);
 
-    it.each([false, true])('stream: %s', async (stream) => {
-      const ctx = ctxFor(caller, caller);
-      const body = codecs[caller].encodeRequest({ ...scenario.request, model: `on-${upstream}`, stream }, { ...ctx, upstreamModel: `on-${upstream}` });
-      upstreamServer.once(answerWith(upstream, scenario.response));
-      const parsed = await callWithSdk(caller, gw.url, body, stream);
+    // 1. The upstream received the scenario's request.
+    const receivedIr = codecs[upstream].decodeRequest(upstreamServer.last().json as Json, contextFor(upstream));
+    expect(receivedIr.model, mode).toBe('upstream-model');
+    expect(requestEssence(receivedIr, { isError: loss.isError }), mode).toEqual(requestEssence(scenario.request, { isError: loss.isError }));
+    if (scenario.request.maxOutputTokens !== undefined) expect(receivedIr.maxOutputTokens, mode).toBe(scenario.request.maxOutputTokens);
 
-      // 1. The upstream received the scenario's request.
-      const got = upstreamServer.last();
-      const receivedIr = codecs[upstream].decodeRequest(got.json as Json, ctxFor(upstream, upstream));
-      expect(receivedIr.model).toBe('upstream-model');
-      expect(requestEssence(receivedIr, { isError: loss.isError })).toEqual(requestEssence(scenario.request, { isError: loss.isError }));
-      if (scenario.request.maxOutputTokens !== undefined) expect(receivedIr.maxOutputTokens).toBe(scenario.request.maxOutputTokens);
+    // 2. The caller's SDK parsed the scenario's answer.
+    const answerIr = client.read(parsed);
+    const reasoning = loss.reasoning(stream);
+    expect(essence(answerIr, { reasoning }), mode).toEqual(essence(scenario.response, { reasoning }));
+    expect(answerIr.model, mode).toBe(modelOn(upstream));
+    // Reasoning the caller cannot carry is dropped, never shown as text.
+    const allText = answerIr.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
+    for (const p of scenario.response.content) if (p.type === 'reasoning') expect(allText, mode).not.toContain(p.text);
+    return answerIr;
+  }
 
-      // 2. The caller's SDK parsed the scenario's answer.
-      const answerIr = codecs[caller].decodeResponse(parsed, ctxFor(caller, caller));
-      const reasoning = loss.reasoning(stream);
-      const actual = essence(answerIr, { reasoning });
-      expect(actual).toEqual(essence(scenario.response, { reasoning }));
-      expect(answerIr.model).toBe(`on-${upstream}`);
-      // Reasoning the caller cannot carry is dropped, never shown as text.
-      const allText = answerIr.content.map((p) => (p.type === 'text' ? p.text : '')).join('');
-      for (const p of scenario.response.content) if (p.type === 'reasoning') expect(allText).not.toContain(p.text);
-
-      // 3. Stream and non-stream agree.
-      results[stream ? 'stream' : 'json'] = essence(answerIr, { reasoning: loss.reasoning(false) && loss.reasoning(true) });
-      if (results.stream && results.json) expect(results.stream).toEqual(results.json);
-    });
+  it.each(scenarios)('$name, whole and streamed', async (scenario) => {
+    const whole = await call(scenario, false);
+    const streamed = await call(scenario, true);
+    // 3. Stream and whole agree, on what both can carry.
+    const reasoning = loss.reasoning(false) && loss.reasoning(true);
+    expect(essence(streamed, { reasoning })).toEqual(essence(whole, { reasoning }));
   });
 
   it('an upstream error before the answer reaches the caller in its own shape', async () => {
-    const ctx = ctxFor(caller, caller);
-    const body = codecs[caller].encodeRequest({ ...scenarios[0]!.request, model: `on-${upstream}` }, { ...ctx, upstreamModel: `on-${upstream}` });
     upstreamServer.once((_req, res) => {
-      const errorBody =
-        upstream === 'messages'
-          ? { type: 'error', error: { type: 'rate_limit_error', message: 'Too many requests, slow down' } }
-          : { error: { message: 'Too many requests, slow down', type: 'rate_limit_error', code: 'rate_limit_exceeded', param: null } };
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
-      res.end(JSON.stringify(errorBody));
+      res.end(JSON.stringify(upstreams[upstream].rateLimited));
     });
-    const err = await callWithSdk(caller, gw.url, body, true).catch((e: unknown) => e);
-    const Sdk = caller === 'messages' ? Anthropic : OpenAI;
-    expect(err).toBeInstanceOf(Sdk.RateLimitError);
+    const err = await client.send(gw.url, { ...scenarios[0]!.request, model: modelOn(upstream) }, true).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(client.RateLimitError);
     expect((err as Error).message).toContain('Too many requests, slow down');
   });
 
   it('an upstream dying mid-stream ends the caller’s stream with an error', async () => {
-    const ctx = ctxFor(caller, caller);
-    const body = codecs[caller].encodeRequest({ ...scenarios[0]!.request, model: `on-${upstream}` }, { ...ctx, upstreamModel: `on-${upstream}` });
     upstreamServer.once((req, res) => {
-      const encoder = codecs[upstream].encodeStream({ ...ctxFor(upstream, upstream), requestedModel: 'upstream-model' }, req.json as Json);
+      const encoder = codecs[upstream].encodeStream({ ...contextFor(upstream), requestedModel: 'upstream-model' }, req.json as Json);
       const events = responseToEvents(scenarios[0]!.response).slice(0, 3);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(events.map((e) => encoder.push(e)).join(''));
       setTimeout(() => res.destroy(), 20);
     });
-    const outcome = await callWithSdk(caller, gw.url, body, true).then(
+    const outcome = await client.send(gw.url, { ...scenarios[0]!.request, model: modelOn(upstream) }, true).then(
       (v) => ({ ok: true as const, value: v }),
       (e: unknown) => ({ ok: false as const, error: e }),
     );

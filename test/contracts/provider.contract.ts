@@ -15,7 +15,8 @@ import type { Protocol } from '#src/protocols/types.js';
 import { CallAbort } from '#src/providers/abort.js';
 import { createProviders } from '#src/providers/registry.js';
 import type { Provider, UpstreamResponse } from '#src/providers/types.js';
-import { sendJson, startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Behaviour } from '../helpers/received.js';
 
 export interface ProviderContract {
   /** The provider's entry in `providers`, pointed at `origin` (the fake's http://127.0.0.1:port). */

@@ -7,7 +7,8 @@ import { PROVIDER_KINDS } from '#src/providers/kinds.js';
 import { describe, expect, it } from 'vitest';
 import { cannedReply } from '../helpers/canned.js';
 import { AZURE_KEY, fakeAzure } from '../helpers/fake-azure.js';
-import { sendJson, type Behaviour, type Received } from '../helpers/fake-upstream.js';
+import { sendJson } from '../helpers/fake-upstream.js';
+import type { Behaviour, Received } from '../helpers/received.js';
 import { runProviderContract, UPSTREAM_FAILURE_TESTS, type ProviderContract } from './provider.contract.js';
 
 const KEY = 'sk-contract-secret-0123456789';

@@ -7,7 +7,8 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatFrames, messageFrames } from '../helpers/canned.js';
-import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Behaviour } from '../helpers/received.js';
 import { GATEWAY_KEY, startGateway, testConfig, withoutRetries, type TestGateway } from '../helpers/start-gateway.js';
 import { drained, upstreamProtocol } from '../robustness/upstream-scripts.js';
 

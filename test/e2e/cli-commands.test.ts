@@ -19,7 +19,8 @@ import { run } from '#src/cli/main.js';
 import { hashKey } from '#src/config/keys.js';
 import { loadConfig } from '#src/config/load.js';
 import { cannedReply } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type FakeUpstream, type Received } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Received } from '../helpers/received.js';
 import { CI_KEY, GATEWAY_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
 
 const REPO = new URL('../../', import.meta.url).pathname;

@@ -11,7 +11,8 @@ import { constants, createBrotliCompress, createDeflate, createGzip, gzipSync, t
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CANNED_TEXT, cannedReply, chatFrames, messageFrames } from '../helpers/canned.js';
-import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Behaviour } from '../helpers/received.js';
 import { GATEWAY_KEY, startGateway, testConfig, withoutRetries, type TestGateway } from '../helpers/start-gateway.js';
 import { upstreamProtocol } from '../robustness/upstream-scripts.js';
 

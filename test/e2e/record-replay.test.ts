@@ -20,7 +20,8 @@ import type { CliIo } from '#src/cli/io.js';
 import { run } from '#src/cli/main.js';
 import type { BodyJson, ExchangeJson, StreamEventJson } from '#src/log/exchange-json.js';
 import { chatFrames, messageJson } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type FakeUpstream, type Received } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Received } from '../helpers/received.js';
 import {
   GATEWAY_KEY,
   PROVIDER_ANTHROPIC_KEY,

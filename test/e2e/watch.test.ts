@@ -12,7 +12,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '#src/cli/main.js';
 import type { CliIo } from '#src/cli/io.js';
 import { chatFrames, chatJson } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream, type Received } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Received } from '../helpers/received.js';
 import { GATEWAY_KEY } from '../helpers/start-gateway.js';
 
 const ALICE_KEY = 'alice-gateway-key-0123456789';

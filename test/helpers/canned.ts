@@ -4,7 +4,7 @@
  * numbers, Anthropic named events with a ping. Text is fixed so tests can compare.
  */
 import type { ServerResponse } from 'node:http';
-import type { Received } from './fake-upstream.js';
+import type { Received } from './received.js';
 
 export const CANNED_TEXT = 'Hello from upstream';
 const WORDS = ['Hello', ' from', ' upstream'];

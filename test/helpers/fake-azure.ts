@@ -6,7 +6,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import { cannedReply } from './canned.js';
-import { sendJson, type Behaviour, type Received } from './fake-upstream.js';
+import { sendJson } from './fake-upstream.js';
+import type { Behaviour, Received } from './received.js';
 
 export const AZURE_KEY = 'azure-provider-secret-key-0123';
 

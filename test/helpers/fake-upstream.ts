@@ -3,23 +3,10 @@
  * (headers, raw body, parsed body, whether the client hung up) and answers with
  * canned provider replies, or with whatever a test installs for the next requests.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { cannedReply } from './canned.js';
-
-export interface Received {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingHttpHeaders;
-  /** Names and values as sent, in order (duplicates kept). */
-  readonly rawHeaders: readonly string[];
-  readonly body: Buffer;
-  readonly json: unknown;
-  /** Resolves true if the client (the gateway) hung up before the answer was complete. */
-  readonly aborted: Promise<boolean>;
-}
-
-export type Behaviour = (req: Received, res: ServerResponse) => void | Promise<void>;
+import type { Behaviour, Received } from './received.js';
 
 export interface FakeUpstream {
   readonly url: string;

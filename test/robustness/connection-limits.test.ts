@@ -8,7 +8,8 @@
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chatFrames } from '../helpers/canned.js';
-import { startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Behaviour } from '../helpers/received.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { CHAT, RawClient, eventually, requestHead, robustConfig, sleep } from './helpers.js';
 

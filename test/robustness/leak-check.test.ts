@@ -15,7 +15,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { messageFrames } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type Behaviour, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Behaviour } from '../helpers/received.js';
 import { startGateway, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
 import { sleep } from './helpers.js';
 

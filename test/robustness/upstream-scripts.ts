@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { chatFrames, messageFrames, responsesFrames, sse } from '../helpers/canned.js';
-import type { Behaviour, Received } from '../helpers/fake-upstream.js';
+import type { Behaviour, Received } from '../helpers/received.js';
 import { sleep, within, type Protocol } from './helpers.js';
 
 export function upstreamProtocol(req: Received): Protocol {
