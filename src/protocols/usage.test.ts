@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatUsage } from './chat/usage.js';
-import { anthropicUsage } from './messages/usage.js';
+import { anthropicUsage, createMessagesWatch } from './messages/usage.js';
 import { responsesUsage } from './responses/usage.js';
 
 describe('usage for the log and the inspector', () => {
@@ -29,5 +29,14 @@ describe('usage for the log and the inspector', () => {
     });
     // OpenAI's own answers: no write count, and none invented.
     expect(chatUsage({ usage: { prompt_tokens: 11, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 4 } } })).toEqual({ inputTokens: 11, outputTokens: 3, cachedTokens: 4 });
+  });
+
+  it("follows a Messages stream's cumulative counts: a message_delta that restates the input keeps message_start's cache counts in the total", () => {
+    const watch = createMessagesWatch();
+    const start = { type: 'message_start', message: { usage: { input_tokens: 10, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 1 } } };
+    watch.onEvent({ event: 'message_start', data: JSON.stringify(start) });
+    expect(watch.usage).toEqual({ inputTokens: 17, outputTokens: 1, cachedTokens: 5, cacheWriteTokens: 2 });
+    watch.onEvent({ event: 'message_delta', data: JSON.stringify({ type: 'message_delta', usage: { input_tokens: 10, output_tokens: 42 } }) });
+    expect(watch.usage).toEqual({ inputTokens: 17, outputTokens: 42, cachedTokens: 5, cacheWriteTokens: 2 });
   });
 });

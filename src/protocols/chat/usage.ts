@@ -9,19 +9,26 @@ import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
+import { logUsage, type UsageCounts } from '../usage.js';
 
-export function chatUsage(json: unknown): Usage {
-  const u = isObject(json) ? json.usage : undefined;
+/** A Chat `usage` object's counts: the one place its fields are read. Reasoning tokens count inside the completion total. */
+export function chatUsageCounts(u: unknown): UsageCounts {
   if (!isObject(u)) return {};
-  const details = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
   return dropUndefined({
     inputTokens: num(u.prompt_tokens),
     outputTokens: num(u.completion_tokens),
-    cachedTokens: num(details.cached_tokens),
-    // OpenRouter-style servers and the gateway's translated answers report cache writes here.
-    cacheWriteTokens: num(details.cache_write_tokens) || undefined,
+    cacheReadTokens: num(prompt.cached_tokens),
+    // OpenRouter-style servers and the gateway's translated answers report cache writes under the
+    // prompt details; some compatible servers at the top.
+    cacheWriteTokens: num(prompt.cache_write_tokens) ?? num(u.cache_write_tokens),
+    reasoningTokens: num(completion.reasoning_tokens),
   });
 }
+
+/** Usage of a whole Chat answer, for the log. */
+export const chatUsage = (json: unknown): Usage => logUsage(chatUsageCounts(isObject(json) ? json.usage : undefined));
 
 /** What `onEvent` looks for; a chunk of whole events holding none of these is skipped undecoded. */
 const CHAT_SKIP = { markers: [...STREAM_ENDS.chat.proper, '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };

@@ -10,20 +10,46 @@ import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
+import { logUsage, type UsageCounts } from '../usage.js';
 
-/** Reads a `usage` object; missing counts stay undefined so later events can fill them. */
-export function anthropicUsage(u: unknown): Usage {
-  if (!isObject(u)) return {};
-  const input = num(u.input_tokens);
-  const read = num(u.cache_read_input_tokens) ?? 0;
-  const written = num(u.cache_creation_input_tokens) ?? 0;
+/** The counts an Anthropic `usage` object carries (message JSON, `message_start`, `message_delta`), as it states them. */
+export interface AnthropicCounts {
+  input?: number;
+  output?: number;
+  cacheWrite?: number;
+  cacheRead?: number;
+  thinking?: number;
+}
+
+/** Reads the counts present in `usage`: the one place its fields are read (absent and null stay undefined, so later events can override). */
+export function readCounts(usage: unknown): AnthropicCounts {
+  if (!isObject(usage)) return {};
   return dropUndefined({
-    inputTokens: input === undefined ? undefined : input + read + written,
-    outputTokens: num(u.output_tokens),
-    cachedTokens: read || undefined,
-    cacheWriteTokens: written || undefined,
+    input: num(usage.input_tokens),
+    output: num(usage.output_tokens),
+    cacheWrite: num(usage.cache_creation_input_tokens),
+    cacheRead: num(usage.cache_read_input_tokens),
+    thinking: isObject(usage.output_tokens_details) ? num(usage.output_tokens_details.thinking_tokens) : undefined,
   });
 }
+
+/** Later counts override earlier ones (Anthropic's `message_delta` usage is cumulative, not incremental). */
+export const mergeCounts = (base: AnthropicCounts, next: AnthropicCounts): AnthropicCounts => ({ ...base, ...next });
+
+/** Anthropic counts in the IR's terms: the input total adds the cache reads and writes back. */
+export function messagesUsageCounts(c: AnthropicCounts): UsageCounts {
+  const anyInput = c.input !== undefined || c.cacheRead !== undefined || c.cacheWrite !== undefined;
+  return dropUndefined({
+    inputTokens: anyInput ? (c.input ?? 0) + (c.cacheRead ?? 0) + (c.cacheWrite ?? 0) : undefined,
+    outputTokens: c.output,
+    cacheReadTokens: c.cacheRead,
+    cacheWriteTokens: c.cacheWrite,
+    reasoningTokens: c.thinking,
+  });
+}
+
+/** Usage of one `usage` object, for the log. */
+export const anthropicUsage = (u: unknown): Usage => logUsage(messagesUsageCounts(readCounts(u)));
 
 export const messagesUsage = (message: unknown): Usage => anthropicUsage(isObject(message) ? message.usage : undefined);
 
@@ -33,6 +59,7 @@ const MESSAGES_SKIP = { markers: MESSAGE_EVENTS.map((m) => Buffer.from(m)) };
 const TERMINAL = new Set<string>([...STREAM_ENDS.messages.proper, ...STREAM_ENDS.messages.error]);
 
 export function createMessagesWatch(): StreamWatch {
+  let counts: AnthropicCounts = {};
   // Data properties the watcher updates, not getters over its locals: see StreamWatch.
   const watch = {
     usage: {} as Usage,
@@ -41,13 +68,15 @@ export function createMessagesWatch(): StreamWatch {
       switch (event) {
         case 'message_start': {
           const parsed = parseJson(data);
-          if (isObject(parsed)) watch.usage = messagesUsage(parsed.message);
+          if (isObject(parsed) && isObject(parsed.message)) counts = readCounts(parsed.message.usage);
+          watch.usage = logUsage(messagesUsageCounts(counts));
           break;
         }
         case 'message_delta': {
           // Counts here are cumulative totals that override message_start's.
           const parsed = parseJson(data);
-          if (isObject(parsed)) watch.usage = { ...watch.usage, ...anthropicUsage(parsed.usage) };
+          if (isObject(parsed)) counts = mergeCounts(counts, readCounts(parsed.usage));
+          watch.usage = logUsage(messagesUsageCounts(counts));
           break;
         }
         default:

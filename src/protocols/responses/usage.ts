@@ -10,19 +10,25 @@ import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { GatewayError } from '../../errors.js';
 import type { Usage } from '../types.js';
+import { logUsage, type UsageCounts } from '../usage.js';
 
-export function responsesUsage(response: unknown): Usage {
-  const u = isObject(response) ? response.usage : undefined;
+/** A Responses `usage` object's counts: the one place its fields are read. */
+export function responsesUsageCounts(u: unknown): UsageCounts {
   if (!isObject(u)) return {};
-  const details = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
+  const input = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
+  const output = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
   return dropUndefined({
     inputTokens: num(u.input_tokens),
     outputTokens: num(u.output_tokens),
-    cachedTokens: num(details.cached_tokens),
+    cacheReadTokens: num(input.cached_tokens),
     // Not in OpenAI's own answers; the gateway's translated answers and some compatible servers carry it.
-    cacheWriteTokens: num(details.cache_write_tokens) || undefined,
+    cacheWriteTokens: num(input.cache_write_tokens),
+    reasoningTokens: num(output.reasoning_tokens),
   });
 }
+
+/** Usage of a whole Responses answer (its `response` object), for the log. */
+export const responsesUsage = (response: unknown): Usage => logUsage(responsesUsageCounts(isObject(response) ? response.usage : undefined));
 
 const TERMINAL = new Set<string>([...STREAM_ENDS.responses.proper, ...STREAM_ENDS.responses.error]);
 const TYPE_IN_DATA = /"type"\s*:\s*"([^"]+)"/;

@@ -63,7 +63,7 @@ describe('decoded content', () => {
     expect(events.at(-1)).toEqual({
       type: 'finish',
       stopReason: 'end',
-      usage: { inputTokens: 1250, outputTokens: 12, cacheReadTokens: 1152, reasoningTokens: 0 },
+      usage: { inputTokens: 1250, outputTokens: 12, cacheReadTokens: 1152 },
     });
     expect(parse('openai-text').content).toEqual([{ type: 'text', text: 'Bonjour! Comment puis-je vous aider aujourd’hui ? 🙂' }]);
   });
@@ -228,7 +228,7 @@ describe('stream edge cases', () => {
 
 describe('decoding this codec’s own encoder output', () => {
   const responses: Ir.Response[] = [
-    { id: 'chatcmpl-1', model: 'caller-model', created: 9, content: [{ type: 'text', text: 'Hello' }], stopReason: 'end', usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 2, reasoningTokens: 0 } },
+    { id: 'chatcmpl-1', model: 'caller-model', created: 9, content: [{ type: 'text', text: 'Hello' }], stopReason: 'end', usage: { inputTokens: 5, outputTokens: 1, cacheReadTokens: 2 } },
     {
       id: 'chatcmpl-2',
       model: 'caller-model',
@@ -240,10 +240,10 @@ describe('decoding this codec’s own encoder output', () => {
         { type: 'tool_call', id: 'call_2', name: 'g', kind: 'function', arguments: '{}' },
       ],
       stopReason: 'tool_calls',
-      usage: { inputTokens: 50, outputTokens: 20, cacheReadTokens: 0, reasoningTokens: 4 },
+      usage: { inputTokens: 50, outputTokens: 20, reasoningTokens: 4 },
     },
-    { id: 'chatcmpl-3', model: 'caller-model', created: 9, content: [{ type: 'refusal', text: 'No.' }], stopReason: 'content_filter', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, reasoningTokens: 0 } },
-    { id: 'chatcmpl-4', model: 'caller-model', created: 9, content: [{ type: 'text', text: 'cut' }], stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, reasoningTokens: 0 } },
+    { id: 'chatcmpl-3', model: 'caller-model', created: 9, content: [{ type: 'refusal', text: 'No.' }], stopReason: 'content_filter', usage: { inputTokens: 1, outputTokens: 1 } },
+    { id: 'chatcmpl-4', model: 'caller-model', created: 9, content: [{ type: 'text', text: 'cut' }], stopReason: 'max_tokens', usage: { inputTokens: 1, outputTokens: 1 } },
   ];
   const callerBody = { model: 'caller-model', messages: [], stream: true, stream_options: { include_usage: true } };
 

@@ -8,7 +8,9 @@
  */
 import { isObject, type Json } from '../../shallow.js';
 import type { StopReason, Usage } from '../../../translate/ir.js';
-import { num, str } from './read.js';
+import { irUsage } from '../../usage.js';
+import { responsesUsageCounts } from '../usage.js';
+import { str } from './read.js';
 
 const INCOMPLETE = {
   max_output_tokens: 'max_tokens',
@@ -44,21 +46,7 @@ export function statusOf(stopReason: StopReason): { status: ResponseStatus; inco
   }
 }
 
-export function decodeUsage(usage: unknown): Usage {
-  const u = isObject(usage) ? usage : {};
-  const input = isObject(u.input_tokens_details) ? u.input_tokens_details : {};
-  const output = isObject(u.output_tokens_details) ? u.output_tokens_details : {};
-  const cacheRead = num(input.cached_tokens) ?? 0;
-  const cacheWrite = num(input.cache_write_tokens) ?? 0;
-  const reasoning = num(output.reasoning_tokens) ?? 0;
-  return {
-    inputTokens: num(u.input_tokens) ?? 0,
-    outputTokens: num(u.output_tokens) ?? 0,
-    ...(cacheRead > 0 ? { cacheReadTokens: cacheRead } : {}),
-    ...(cacheWrite > 0 ? { cacheWriteTokens: cacheWrite } : {}),
-    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
-  };
-}
+export const decodeUsage = (usage: unknown): Usage => irUsage(responsesUsageCounts(usage));
 
 export function encodeUsage(usage: Usage): Json {
   return {
