@@ -6,13 +6,13 @@
  */
 import { DEFAULT_SERVER_LIMITS } from '../config/schema.js';
 import type { Config, ModelConfig, ProviderConfig } from '../config/types.js';
-import type { Protocol } from '../protocols/types.js';
+import { PROTOCOLS, type Protocol } from '../protocols/types.js';
 import { providerKind } from '../providers/kinds.js';
 import { createProviders } from '../providers/registry.js';
 import { findModel } from '../routing/resolve-model.js';
 import { planUpstream } from '../translate/plan.js';
 import { call, ping, type Outcome } from './probe-call.js';
-import { callsTool, cutShort, replyBody, streamErrorIn, toolBody } from './probe-requests.js';
+import { callsTool, cutShort, replyBody, streamError, toolBody } from './probe-requests.js';
 
 /**
  * ok: worked. refused: the provider said no to a declared feature (4xx). failed: broke
@@ -83,6 +83,22 @@ export function probeTargets(config: Config): Map<string, ProbeTarget[]> {
   return byProvider;
 }
 
+/**
+ * How many callers of another protocol the gateway would translate into each protocol the provider
+ * speaks, were the caller's own not among them: the protocols that lose least for most callers
+ * (`planUpstream`'s preference) count highest.
+ */
+function translationPull(provider: ProviderConfig): Map<Protocol, number> {
+  const pull = new Map<Protocol, number>();
+  for (const caller of PROTOCOLS) {
+    const others = new Set([...provider.protocols].filter((p) => p !== caller));
+    if (others.size === 0) continue;
+    const up = planUpstream(caller, { ...provider, protocols: others }).upstreamProtocol;
+    pull.set(up, (pull.get(up) ?? 0) + 1);
+  }
+  return pull;
+}
+
 /** The upstream protocol most of a model's allowed inbound protocols will reach it in. */
 export function probeProtocol(model: ModelConfig, provider: ProviderConfig): Protocol {
   const counts = new Map<Protocol, number>();
@@ -90,9 +106,15 @@ export function probeProtocol(model: ModelConfig, provider: ProviderConfig): Pro
     const up = planUpstream(inbound, provider).upstreamProtocol;
     counts.set(up, (counts.get(up) ?? 0) + 1);
   }
-  // Ties go to the richer protocols, in this order.
-  const order: Protocol[] = ['responses', 'messages', 'chat'];
-  return order.filter((p) => provider.protocols.has(p)).sort((a, b) => (counts.get(b) ?? 0) - (counts.get(a) ?? 0))[0] ?? 'chat';
+  // Ties go to the richer protocols: the ones translation prefers.
+  const pull = translationPull(provider);
+  const score = (p: Protocol, of: Map<Protocol, number>) => of.get(p) ?? 0;
+  const [best] = PROTOCOLS.filter((p) => provider.protocols.has(p)).sort(
+    (a, b) => score(b, counts) - score(a, counts) || score(b, pull) - score(a, pull),
+  );
+  // The config schema requires a provider to speak at least one protocol.
+  if (best === undefined) throw new Error(`provider '${provider.id}' speaks no protocol`);
+  return best;
 }
 
 /** The provider with every timeout capped at the probe's. */
@@ -124,13 +146,15 @@ function featureCheck(o: Outcome, judge: (o: Extract<Outcome, { kind: 'json' | '
   }
 }
 
-function judgeStream(o: Extract<Outcome, { kind: 'json' | 'stream' }>): Check {
-  if (o.kind !== 'stream') return { verdict: 'failed', detail: 'not a stream' };
-  const error = o.events.map(streamErrorIn).find((m) => m !== undefined);
-  if (error !== undefined) return { verdict: 'failed', detail: `the stream carried an error: ${error}` };
-  if (o.events.length === 0) return { verdict: 'failed', detail: 'the stream was empty' };
-  return o.finished ? ok : { verdict: 'failed', detail: 'the stream ended before its proper end event' };
-}
+const judgeStream =
+  (protocol: Protocol) =>
+  (o: Extract<Outcome, { kind: 'json' | 'stream' }>): Check => {
+    if (o.kind !== 'stream') return { verdict: 'failed', detail: 'not a stream' };
+    const error = streamError(protocol, o.events);
+    if (error !== undefined) return { verdict: 'failed', detail: `the stream carried an error: ${error}` };
+    if (o.events.length === 0) return { verdict: 'failed', detail: 'the stream was empty' };
+    return o.finished ? ok : { verdict: 'failed', detail: 'the stream ended before its proper end event' };
+  };
 
 const judgeTools =
   (protocol: Protocol) =>
@@ -213,7 +237,7 @@ export async function probeProvider(config: ProviderConfig, targets: readonly Pr
       }
       const stream =
         undeclared('streaming') ??
-        featureCheck(await call(provider!, protocol, replyBody(protocol, config.type, upstream, true), timeoutMs), judgeStream);
+        featureCheck(await call(provider!, protocol, replyBody(protocol, config.type, upstream, true), timeoutMs), judgeStream(protocol));
       const tools =
         undeclared('tools') ?? featureCheck(await call(provider!, protocol, toolBody(protocol, config.type, upstream), timeoutMs), judgeTools(protocol));
       models.push({ model, sentAs: upstream, protocol, reply, stream, tools });
