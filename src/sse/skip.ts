@@ -10,10 +10,9 @@
  * an event the watcher acts on holds one within a single line, so in the raw bytes
  * too, and skipping a chunk without any changes nothing the watcher would see.
  */
+import { CR, endsWithBlankLine, LF } from './blank-line.js';
 import type { SseDecoder, SseEvent } from './parse.js';
 
-const LF = 0x0a;
-const CR = 0x0d;
 const COLON = 0x3a;
 const NOTHING: SseEvent[] = [];
 
@@ -46,15 +45,6 @@ export function skippingDecoder(decoder: SseDecoder, rule: SkipRule | undefined)
     },
     end: () => decoder.end(),
   };
-}
-
-/** The last line of `b` is empty and ended (LF, or CRLF after a line end), so no event or line is left open. */
-function endsWithBlankLine(b: Buffer): boolean {
-  const n = b.length;
-  if (b[n - 1] !== LF) return false;
-  let j = n - 2;
-  if (b[j] === CR) j--;
-  return j >= 0 && (b[j] === LF || b[j] === CR);
 }
 
 function holdsAny(b: Buffer, markers: readonly Buffer[]): boolean {

@@ -13,8 +13,8 @@
  * event arriving in many chunks is neither copied nor searched again with each one.
  */
 
-const LF = 0x0a;
-const CR = 0x0d;
+import { CR, endsWithBlankLine, isLineEnd, LF } from './blank-line.js';
+
 const EMPTY: Buffer = Buffer.alloc(0);
 
 export interface WholeEvents {
@@ -70,20 +70,6 @@ export function wholeEvents(limit: number): WholeEvents {
       return out;
     },
   };
-}
-
-const isLineEnd = (b: number | undefined) => b === LF || b === CR;
-
-/** The chunk's last line is empty and ended, read from the chunk alone (a chunk of only line ends counts too). */
-function endsWithBlankLine(b: Buffer): boolean {
-  const n = b.length;
-  const end = b[n - 1];
-  if (end === CR) return n === 1 || isLineEnd(b[n - 2]);
-  if (end !== LF) return false;
-  if (n === 1) return true;
-  if (b[n - 2] !== CR) return b[n - 2] === LF;
-  // CRLF: the line it ends must itself start right after a line end.
-  return n === 2 || isLineEnd(b[n - 3]);
 }
 
 /**
