@@ -30,37 +30,20 @@ export interface JsonOutline {
  * not found: legal, but never sent by real clients.
  */
 export function outlineJson(json: Buffer, limit: number): JsonOutline {
-  let depth = 0;
-  let expectKey = false;
   let model: [number, number] | undefined;
   let keys = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (c === QUOTE) {
-      const end = skipJsonString(json, i);
-      if (depth === 1 && expectKey) {
-        expectKey = false;
-        keys++;
-        if (end - i === MODEL_KEY.length && holdsAt(json, i, MODEL_KEY)) {
-          const value = stringValueAfter(json, end);
-          if (value) {
-            model = value;
-            i = value[1] - 1;
-            continue;
-          }
-        }
+  const within = walkRootKeys(json, limit, (start, end) => {
+    keys++;
+    if (end - start === MODEL_KEY.length && holdsAt(json, start, MODEL_KEY)) {
+      const value = stringValueAfter(json, end);
+      if (value) {
+        model = value;
+        return value[1];
       }
-      i = end - 1;
-    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth > limit) return { tooDeep: true, model: undefined, keys };
-      if (depth === 1) expectKey = c === 0x7b;
-    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
-      depth--;
-    } else if (c === 0x2c /* , */ && depth === 1) {
-      expectKey = true;
     }
-  }
-  return { tooDeep: false, model, keys };
+    return end;
+  });
+  return within ? { tooDeep: false, model, keys } : { tooDeep: true, model: undefined, keys };
 }
 
 /**
@@ -70,6 +53,26 @@ export function outlineJson(json: Buffer, limit: number): JsonOutline {
  */
 export function repeatedRootKey(json: Buffer): string | undefined {
   const seen = new Set<string>();
+  let repeated: string | undefined;
+  walkRootKeys(json, Infinity, (start, end) => {
+    const key = JSON.parse(json.toString('utf8', start, end)) as string;
+    if (!seen.has(key)) {
+      seen.add(key);
+      return end;
+    }
+    repeated = key;
+    return json.length;
+  });
+  return repeated;
+}
+
+/**
+ * The one scan of valid JSON text that both of the above make: hands each key of the root object
+ * to `onKey` as its span [start, end), quotes included, and goes on from the index `onKey` answers
+ * (`end`, past a value it read, or `json.length` to stop). False when the text nests deeper than
+ * `limit` (the scan stopped there).
+ */
+function walkRootKeys(json: Buffer, limit: number, onKey: (start: number, end: number) => number): boolean {
   let depth = 0;
   let expectKey = false;
   for (let i = 0; i < json.length; i++) {
@@ -78,20 +81,18 @@ export function repeatedRootKey(json: Buffer): string | undefined {
       const end = skipJsonString(json, i);
       if (depth === 1 && expectKey) {
         expectKey = false;
-        const key = JSON.parse(json.toString('utf8', i, end)) as string;
-        if (seen.has(key)) return key;
-        seen.add(key);
-      }
-      i = end - 1;
+        i = onKey(i, end) - 1;
+      } else i = end - 1;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (++depth === 1) expectKey = c === 0x7b;
+      if (++depth > limit) return false;
+      if (depth === 1) expectKey = c === 0x7b;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       depth--;
     } else if (c === 0x2c /* , */ && depth === 1) {
       expectKey = true;
     }
   }
-  return undefined;
+  return true;
 }
 
 /** The span of the string after a key ending at `keyEnd` (past the colon), if the value is a string. */
