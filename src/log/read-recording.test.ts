@@ -1,9 +1,30 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { describe, expect, it, vi } from 'vitest';
 import type { ExchangeJson } from './exchange-json.js';
-import { badLinesReport, readRecordingFile } from './read-recording.js';
+import { badLinesReport, readRecordingFile, UnreadableRecording, unreadableRecording } from './read-recording.js';
+
+/**
+ * A disk that fails mid-file cannot be made on demand: for the one test that needs it, the file
+ * system's read stream hands over these bytes and then fails as such a disk does.
+ */
+const failing = vi.hoisted(() => ({ after: undefined as string | undefined }));
+vi.mock('node:fs', async (original) => {
+  const fs = await original<typeof import('node:fs')>();
+  const createReadStream = ((...args: Parameters<typeof fs.createReadStream>) => {
+    const text = failing.after;
+    if (text === undefined) return fs.createReadStream(...args);
+    return Readable.from(
+      (async function* () {
+        yield Buffer.from(text);
+        throw Object.assign(new Error('EIO: i/o error, read'), { code: 'EIO' });
+      })(),
+    );
+  }) as typeof fs.createReadStream;
+  return { ...fs, createReadStream };
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'mgw-read-recording-'));
 let n = 0;
@@ -79,7 +100,48 @@ describe('readRecordingFile', () => {
     expect(badLinesReport('r.jsonl', { exchanges: 1, badCount: 0, bad: [] })).toEqual([]);
   });
 
-  it('rejects with the file system error when the file cannot be read', async () => {
-    await expect(readRecordingFile(join(dir, 'missing.jsonl'), () => undefined)).rejects.toMatchObject({ code: 'ENOENT' });
+  it('rejects with the file system error, and no line, when the file cannot be opened', async () => {
+    const err = await readRecordingFile(join(dir, 'missing.jsonl'), () => undefined).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnreadableRecording);
+    expect(err).toMatchObject({ code: 'ENOENT', line: undefined });
+  });
+
+  it('rejects with the line the read stopped in when the file fails part way', async () => {
+    failing.after = `${exchange('a')}\n${exchange('b')}\n{"id":`;
+    try {
+      const got: string[] = [];
+      const err = await readRecordingFile('any.jsonl', (x) => got.push(x.id)).catch((e: unknown) => e);
+      expect(got).toEqual(['a', 'b']);
+      expect(err).toBeInstanceOf(UnreadableRecording);
+      expect(err).toMatchObject({ code: 'EIO', line: 3 });
+      expect(unreadableRecording('r.jsonl', err)).toBe('Cannot read the recording r.jsonl at line 3: EIO: i/o error, read.');
+    } finally {
+      failing.after = undefined;
+    }
+  });
+
+  it('passes on what the caller throws as it is', async () => {
+    const mine = new Error('mine');
+    const err = await readRecordingFile(file(exchange('a')), () => {
+      throw mine;
+    }).catch((e: unknown) => e);
+    expect(err).toBe(mine);
+  });
+});
+
+describe('unreadableRecording', () => {
+  const folder = join(dir, 'folder.jsonl');
+  mkdirSync(folder);
+
+  it.each([
+    ['a missing file', join(dir, 'nope.jsonl'), 'Cannot read the recording shown.jsonl: no such file.'],
+    ['a folder', folder, 'Cannot read the recording shown.jsonl: it is a folder.'],
+  ])('names the file and why for %s', async (_name, path, message) => {
+    const err = await readRecordingFile(path, () => undefined).catch((e: unknown) => e);
+    expect(unreadableRecording('shown.jsonl', err)).toBe(message);
+  });
+
+  it('words any other error by its message', () => {
+    expect(unreadableRecording('shown.jsonl', new Error('not a file'))).toBe('Cannot read the recording shown.jsonl: not a file.');
   });
 });

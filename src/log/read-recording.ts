@@ -33,9 +33,24 @@ export interface RecordingRead {
 
 const NEWLINE = 0x0a;
 
+/** The file system's error that stopped a read, with the line it stopped in once some of the file had come. */
+export class UnreadableRecording extends Error {
+  override readonly name = 'UnreadableRecording';
+  constructor(
+    cause: NodeJS.ErrnoException,
+    readonly line: number | undefined,
+  ) {
+    super(cause.message, { cause });
+  }
+
+  get code(): string | undefined {
+    return (this.cause as NodeJS.ErrnoException).code;
+  }
+}
+
 /**
  * Reads `file`, calling `add` for each exchange with its line number and its length in bytes.
- * Rejects with the file system's error when the file cannot be read at all.
+ * Rejects with an `UnreadableRecording` when the file system fails the read.
  */
 export async function readRecordingFile(
   file: string,
@@ -83,19 +98,39 @@ export async function readRecordingFile(
     bytes += piece.length;
   };
 
-  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    let from = 0;
-    for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
-      take(chunk.subarray(from, nl));
-      finish();
-      from = nl + 1;
+  const stream = createReadStream(file);
+  let begun = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      begun = true;
+      let from = 0;
+      for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
+        take(chunk.subarray(from, nl));
+        finish();
+        from = nl + 1;
+      }
+      // A copy: the stream may reuse its buffer's memory for the next chunk.
+      if (from < chunk.length) take(Buffer.from(chunk.subarray(from)));
     }
-    // A copy: the stream may reuse its buffer's memory for the next chunk.
-    if (from < chunk.length) take(Buffer.from(chunk.subarray(from)));
+  } catch (err) {
+    // What `add` throws is the caller's own and goes on as it is.
+    if (err !== stream.errored) throw err;
+    throw new UnreadableRecording(err as NodeJS.ErrnoException, begun ? line : undefined);
   }
   // The last line, when the file does not end with a newline (a recording cut by a crash).
   if (tooLong || bytes > 0) finish();
   return { exchanges, badCount, bad };
+}
+
+/**
+ * What every command says of a recording it cannot read: `file` as the user gave it, the line the
+ * read stopped in (when some of the file had come), and why, in words for the usual causes.
+ */
+export function unreadableRecording(file: string, err: unknown): string {
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : String(message ?? err);
+  const at = err instanceof UnreadableRecording && err.line !== undefined ? ` at line ${err.line}` : '';
+  return `Cannot read the recording ${file}${at}: ${why}.`;
 }
 
 /**

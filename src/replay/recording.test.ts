@@ -33,8 +33,8 @@ describe('readRecording', () => {
   });
 
   it.each([
-    ['a missing file', join(dir, 'nope.jsonl'), 'Cannot read recording shown.jsonl: no such file.'],
-    ['a folder', folder, 'Cannot read recording shown.jsonl: it is a folder.'],
+    ['a missing file', join(dir, 'nope.jsonl'), 'Cannot read the recording shown.jsonl: no such file.'],
+    ['a folder', folder, 'Cannot read the recording shown.jsonl: it is a folder.'],
   ])('says so for %s, with exit code 1', async (_name, file, message) => {
     const err = await readRecording(file, 'shown.jsonl').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ExitError);

@@ -4,7 +4,7 @@
  */
 import { ExitError } from '../errors.js';
 import type { ExchangeJson } from '../log/exchange-json.js';
-import { readRecordingFile, type RecordingRead } from '../log/read-recording.js';
+import { readRecordingFile, type RecordingRead, unreadableRecording } from '../log/read-recording.js';
 
 export interface RecordedExchange {
   /** 1-based line in the file, for messages. */
@@ -25,9 +25,7 @@ export async function readRecording(file: string, shownAs = file, maxLineBytes?:
     const read = await readRecordingFile(file, (exchange, line) => exchanges.push({ line, exchange }), maxLineBytes);
     return { exchanges, read };
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (err as Error).message;
-    throw new ExitError(`Cannot read recording ${shownAs}: ${why}.`, 1);
+    throw new ExitError(unreadableRecording(shownAs, err), 1);
   }
 }
 

@@ -138,7 +138,7 @@ describe('the inspector from the command line', () => {
   it('inspect of a file that is not there exits 1 and says why', async () => {
     const h = harness(tempDir());
     expect(await run(['inspect', 'nowhere.jsonl'], h.io)).toBe(1);
-    expect(h.stderr()).toMatch(/Cannot read the recording nowhere\.jsonl/);
+    expect(h.stderr()).toBe('Cannot read the recording nowhere.jsonl: no such file.\n');
   });
 });
 

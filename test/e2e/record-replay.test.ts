@@ -410,7 +410,7 @@ describe('model-gateway replay', () => {
   });
 
   it.each([
-    ['a missing file', ['replay', 'nowhere.jsonl'], 1, 'Cannot read recording nowhere.jsonl: no such file.\n'],
+    ['a missing file', ['replay', 'nowhere.jsonl'], 1, 'Cannot read the recording nowhere.jsonl: no such file.\n'],
     ['an unknown id', ['replay', '<file>', '--id', 'req_nope'], 1, 'No exchange with id req_nope in <file> (4 recorded).\n'],
     ['a --to that is not a URL', ['replay', '<file>', '--to', '127.0.0.1:8787'], 2, '--to: "127.0.0.1:8787" is not a URL (expected e.g. http://127.0.0.1:8787).\n'],
     ['a --to that is not http', ['replay', '<file>', '--to', 'localhost:8787'], 2, '--to: expected http:// or https://, got "localhost:8787".\n'],

@@ -12,7 +12,7 @@ import { createInspector, INSPECTOR_PREFIX } from '../../inspector/inspector.js'
 import { readRecording } from '../../inspector/recording.js';
 import { isLoopback } from '../../server/gateway.js';
 import { pageAllowed } from '../../server/host-guard.js';
-import { badLinesReport } from '../../log/read-recording.js';
+import { badLinesReport, unreadableRecording } from '../../log/read-recording.js';
 import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
@@ -31,9 +31,10 @@ export async function inspect(file: string, flags: InspectFlags, io: CliIo): Pro
   const c = chalkFor(io.stdout, io.env, flags.color);
   const resolved = path.resolve(io.cwd, file);
   try {
-    if (!(await stat(resolved)).isFile()) throw new Error('not a file');
+    const kind = await stat(resolved);
+    if (!kind.isFile()) throw new Error(kind.isDirectory() ? 'it is a folder' : 'not a file');
   } catch (err) {
-    throw new ExitError(`Cannot read the recording ${file}: ${(err as Error).message}`, 1);
+    throw new ExitError(unreadableRecording(file, err), 1);
   }
   const inspector = createInspector({
     mode: 'recording',
@@ -43,7 +44,7 @@ export async function inspect(file: string, flags: InspectFlags, io: CliIo): Pro
   });
   const stats = await readRecording(resolved, inspector.addRecorded, flags.maxLine !== undefined ? flags.maxLine * 1024 * 1024 : undefined).catch(
     (err: unknown) => {
-      throw new ExitError(`Cannot read the recording ${file}: ${(err as Error).message}`, 1);
+      throw new ExitError(unreadableRecording(file, err), 1);
     },
   );
   inspector.skippedLines({ count: stats.badCount, lines: stats.bad.map((b) => b.line) });
