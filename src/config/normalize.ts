@@ -39,7 +39,9 @@ export function normalizeConfig(written: ValidatedConfig): Config {
     for (const key of group.keys) keys.set(key.digest, key);
   }
 
-  const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts: [...written.server.allowedHosts] };
+  // Host names match in any case: lowercased once here, the guard compares them as they are with each request's.
+  const allowedHosts = written.server.allowedHosts.map((h) => h.toLowerCase());
+  const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts };
   return { server, providers, models, modelGlobs: globs, keyGroups, keys };
 }
 

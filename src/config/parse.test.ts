@@ -402,6 +402,11 @@ describe('parseConfig: defaults', () => {
     expect(c.providers.get('o')?.headers).toEqual({ 'OpenAI-Organization': 'org-1' });
   });
 
+  it('lowercases server.allowedHosts, which match in any case', () => {
+    const c = parseConfig({ server: { allowedHosts: ['Gateway.LAN', 'FD00::1', '[FD00::2]'] }, providers: {}, models: {} }, { env: {} });
+    expect(c.server.allowedHosts).toEqual(['gateway.lan', 'fd00::1', '[fd00::2]']);
+  });
+
   it('applies model defaults', () => {
     const m = config.models.get('gpt-4.1');
     expect(m).toEqual({

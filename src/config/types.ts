@@ -98,7 +98,7 @@ export interface ServerConfig {
   readonly maxConnections: number | undefined;
   /** Largest whole non-streamed answer, or single stream event, held in memory. */
   readonly maxResponseBytes: number;
-  /** Host names accepted besides loopback ones when listening on loopback. */
+  /** Host names accepted besides loopback ones when listening on loopback, lowercase. */
   readonly allowedHosts: readonly string[];
   readonly authFailuresPerMinute: number;
   readonly maxTools: number;

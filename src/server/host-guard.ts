@@ -20,7 +20,7 @@ import { GatewayError, invalidRequest } from '../errors.js';
 /**
  * Throws the refusal for a request whose Host or Origin is not accepted. `loopback`: the server
  * listens on a loopback address, so `Host` must name this machine. `allowedHosts`: names accepted
- * besides the loopback ones (any case; IPv6 with or without brackets).
+ * besides the loopback ones (lowercase, as the config holds them; IPv6 with or without brackets).
  */
 export function checkHostAndOrigin(req: IncomingMessage, loopback: boolean, allowedHosts: readonly string[]): void {
   const host = req.headers.host;
@@ -112,10 +112,7 @@ export function hostAccepted(host: string, allowedHosts: readonly string[]): boo
 
 function listed(name: string, allowedHosts: readonly string[]): boolean {
   const bare = name.startsWith('[') ? name.slice(1, -1) : name;
-  return allowedHosts.some((h) => {
-    const entry = h.toLowerCase();
-    return entry === name || entry === bare;
-  });
+  return allowedHosts.some((entry) => entry === name || entry === bare);
 }
 
 function originAccepted(origin: string, host: string | undefined, allowedHosts: readonly string[]): boolean {
