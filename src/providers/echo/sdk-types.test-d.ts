@@ -3,9 +3,9 @@
  * builders return; each must fit the official SDK types, so a field the SDKs rename or retype
  * fails `vitest --typecheck` here instead of surprising a client.
  */
-import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { describe, expectTypeOf, it } from 'vitest';
+import type { ApiMessage } from '../../../test/helpers/anthropic-api-types.js';
 import type { Mutable } from '../../../test/helpers/mutable.js';
 import type { buildCompletion } from '../../protocols/chat/codec/encode-response.js';
 import type { usageToChat } from '../../protocols/chat/codec/usage.js';
@@ -18,6 +18,6 @@ describe('emitted shapes fit the SDK types', () => {
   });
 
   it('Messages: the message', () => {
-    expectTypeOf<Mutable<ReturnType<typeof buildMessage>>>().toExtend<Anthropic.Message>();
+    expectTypeOf<Mutable<ReturnType<typeof buildMessage>>>().toExtend<ApiMessage>();
   });
 });

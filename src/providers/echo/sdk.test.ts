@@ -194,7 +194,7 @@ describe('anthropic SDK', () => {
       max_tokens: 256,
       messages: [{ role: 'user', content: [{ type: 'text', text: 'ignored' }, { type: 'text', text: 'Echo me' }] }],
     });
-    expect(message.content).toEqual([{ type: 'text', text: 'Echo me', citations: null }]);
+    expect(message.content).toEqual([{ type: 'text', text: 'Echo me' }]);
     expect(message).toMatchObject({ role: 'assistant', model: 'claude-test', stop_reason: 'end_turn' });
     expect(message.id).toMatch(/^msg_echo/);
     expect(message._request_id).toMatch(/^req_echo/);

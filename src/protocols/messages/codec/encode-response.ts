@@ -33,7 +33,7 @@ export function contentBlock(part: Ir.AssistantPart, ctx: Ir.TranslateContext): 
     case 'text':
     case 'refusal':
       // Clients replay content verbatim, and Anthropic rejects empty text blocks in requests.
-      return part.text === '' ? undefined : { type: 'text', text: part.text, citations: null };
+      return part.text === '' ? undefined : { type: 'text', text: part.text };
     case 'reasoning':
       return reasoningBlock(part, ctx);
     case 'tool_call':

@@ -104,7 +104,7 @@ export function createStreamEncoder(ctx: Ir.TranslateContext): StreamEncoder {
   function blockDelta(d: Ir.BlockDelta): void {
     if (!block) return;
     if (block.kind === 'text' && (d.type === 'text' || d.type === 'refusal') && d.text !== '') {
-      block.out ??= startBlock({ type: 'text', text: '', citations: null });
+      block.out ??= startBlock({ type: 'text', text: '' });
       delta(block.out, { type: 'text_delta', text: d.text });
     } else if (block.kind === 'reasoning' && block.redacted === undefined) {
       // Summaries are OpenAI's; a thinking block carries only the thinking text and its signature.

@@ -82,7 +82,7 @@ const SCENARIOS: [string, Ir.Response, (m: Json) => void][] = [
     'text',
     r([{ type: 'text', text: 'Hello — world 👋' }]),
     (m) => {
-      expect(m.content).toEqual([{ type: 'text', text: 'Hello — world 👋', citations: null }]);
+      expect(m.content).toEqual([{ type: 'text', text: 'Hello — world 👋' }]);
       expect(m.stop_reason).toBe('end_turn');
       expect(m.model).toBe('claude-caller');
       expect(m.id).toBe('msg_chatcmpl-up1');
@@ -102,7 +102,7 @@ const SCENARIOS: [string, Ir.Response, (m: Json) => void][] = [
       expect(m.content).toEqual([
         { type: 'thinking', thinking: 'Let me think.', signature: 'c2ln/+==' },
         { type: 'redacted_thinking', data: 'cmVkYWN0ZWQ=' },
-        { type: 'text', text: 'Done.', citations: null },
+        { type: 'text', text: 'Done.' },
       ]);
       expect((m.usage as Json).output_tokens_details).toEqual({ thinking_tokens: 20 });
     },
@@ -116,7 +116,7 @@ const SCENARIOS: [string, Ir.Response, (m: Json) => void][] = [
     ]),
     (m) => {
       // never shown as text, never as an (invalid) unsigned thinking block
-      expect(m.content).toEqual([{ type: 'text', text: 'Answer.', citations: null }]);
+      expect(m.content).toEqual([{ type: 'text', text: 'Answer.' }]);
     },
   ],
   [
@@ -156,7 +156,7 @@ const SCENARIOS: [string, Ir.Response, (m: Json) => void][] = [
     'refusal',
     r([{ type: 'refusal', text: "I can't help with that." }], { stopReason: 'content_filter' }),
     (m) => {
-      expect(m.content).toEqual([{ type: 'text', text: "I can't help with that.", citations: null }]);
+      expect(m.content).toEqual([{ type: 'text', text: "I can't help with that." }]);
       expect(m.stop_reason).toBe('refusal');
     },
   ],
