@@ -56,6 +56,13 @@ const server = z
       .describe(
         'Largest upstream answer held in memory: a whole non-streamed answer, or one event of a stream, in bytes (default 64 MiB). A larger one fails the call with a 502 in the caller\'s shape.',
       ),
+    dataDir: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Folder for the files the gateway keeps between runs (its install secret). Default: $MODEL_GATEWAY_DATA_DIR, else the per-user data folder ($XDG_DATA_HOME/model-gateway or ~/.local/share/model-gateway; ~/Library/Application Support/model-gateway on macOS; %LOCALAPPDATA%\\model-gateway on Windows). Read at start.',
+      ),
     allowedHosts: z
       .array(z.string().min(1))
       .default([])

@@ -98,6 +98,8 @@ export interface ServerConfig {
   readonly maxConnections: number | undefined;
   /** Largest whole non-streamed answer, or single stream event, held in memory. */
   readonly maxResponseBytes: number;
+  /** Where the gateway keeps its own files; undefined: the default (storage/data-dir.ts). */
+  readonly dataDir?: string | undefined;
   /** Host names accepted besides loopback ones when listening on loopback, lowercase. */
   readonly allowedHosts: readonly string[];
   readonly authFailuresPerMinute: number;

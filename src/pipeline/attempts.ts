@@ -74,7 +74,7 @@ async function tryRoute(r: ModelRequest, route: Route): Promise<Outcome> {
   const prepared = prepare(r, route);
   // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
   if (!prepared.translation) r.body.release();
-  routeChosen(record, route, prepared.translation?.ctx.warnings);
+  routeChosen(record, route, prepared.warnings);
   const retries = provider.config.retries;
   let failure: unknown;
   let attempts = 0;

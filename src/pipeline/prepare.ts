@@ -24,6 +24,8 @@ export interface Prepared {
   /** The translated request; undefined for passthrough, which sends the caller's own. */
   readonly json: Record<string, unknown> | undefined;
   readonly translation: Translation | undefined;
+  /** What was dropped or approximated on the way (translation's warnings; seals taken out of a passthrough). */
+  readonly warnings: readonly string[] | undefined;
 }
 
 export function prepare(r: ModelRequest, route: Route): Prepared {
@@ -33,10 +35,17 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
   // A request of a capped group that names no output limit goes with the cap (see group-caps.ts).
   const cap = outputCapToAdd(r.group, r.protocol, r.operation, r.body.get);
   if (!plan.translator) {
-    const renamed = renameModel(r.raw, r.body.get(), target.upstreamModel, r.modelAt);
-    if (cap === undefined) return { protocol, headers, body: renamed, json: undefined, translation: undefined };
+    const stripped = protocols[protocol].stripSeals?.(r.raw, r.body.get);
+    const json = stripped?.body ?? r.body.get();
+    // Taking seals out is rare (a model switch): that request is sent re-serialised rather than as it came.
+    const renamed = stripped
+      ? Buffer.from(JSON.stringify({ ...stripped.body, model: target.upstreamModel }))
+      : renameModel(r.raw, json, target.upstreamModel, r.modelAt);
+    const warnings = stripped ? [`${stripped.dropped} thinking block(s) sealed for another provider`] : undefined;
+    const passed = { protocol, headers, json: undefined, translation: undefined, warnings };
+    if (cap === undefined) return { ...passed, body: renamed };
     const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
-    return { protocol, headers, body: addNumberField(renamed, r.body.get(), field, cap, target.upstreamModel), json: undefined, translation: undefined };
+    return { ...passed, body: addNumberField(renamed, json, field, cap, target.upstreamModel) };
   }
   const ctx = translateContext(r, route);
   const callerBody = cap === undefined ? r.body.get() : { ...r.body.get(), [outputCapField(r.protocol, 'translated')]: cap };
@@ -52,6 +61,7 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
     body: Buffer.from(JSON.stringify(json)),
     json,
     translation: { translator: plan.translator, ctx, callerBody, stream: r.info.stream, headers: callerHeaders },
+    warnings: ctx.warnings,
   };
 }
 
@@ -67,6 +77,7 @@ function translateContext(r: ModelRequest, route: Route): TranslateContext {
     upstreamDialect: providerKind(target.provider.type).dialect,
     now: Date.now,
     newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
+    seal: r.ctx.deps.seal,
     warnings: [],
     toolNames: new Map(),
   };

@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dialect } from '../providers/kind.js';
 import type { Codec } from '../translate/types.js';
+import type { Json } from './json.js';
 import type { StreamEnds } from './stream-ends.js';
 import type { StreamWatch } from './stream-watch.js';
 import type { ErrorFamily, InboundCall, KeyStyle, Operation, Protocol, RequestInfo, RequestLimits, Usage } from './types.js';
@@ -59,6 +60,11 @@ export interface ProtocolModule {
    * requires the field anyway.
    */
   outputCapField?(upstream: Dialect | 'translated'): string;
+  /**
+   * What only the gateway can read, taken out of a caller's request before it goes to a provider of
+   * this protocol as it is (passthrough): the gateway's reasoning seals. Undefined when there is none.
+   */
+  stripSeals?(raw: Buffer, body: () => Json): { readonly body: Json; readonly dropped: number } | undefined;
   /** Fields a translated route refuses (they need state only the provider keeps), and what to do instead. */
   readonly stateful?: { readonly fields: readonly StatefulField[]; readonly instead: string };
 }

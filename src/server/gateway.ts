@@ -6,6 +6,7 @@
  * start to finish by the state that was current when it arrived, and a replaced
  * state's providers are closed once its last request has finished.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
@@ -14,6 +15,7 @@ import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
+import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
 import { createHandler } from '../pipeline/handle.js';
@@ -37,6 +39,11 @@ export interface GatewayOptions {
   readonly mounts?: readonly Mount[];
   /** Where key-group limits are kept; default: this process's memory. */
   readonly limitStore?: LimitStore;
+  /**
+   * The key of the gateway's reasoning seals (`serve`: the install secret, so that seals outlive a
+   * restart). Default: a random key for this gateway.
+   */
+  readonly sealKey?: Buffer;
 }
 
 export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
@@ -102,6 +109,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     load: newServerLoad(),
     authFailures: newAuthThrottle(),
     listening: { loopback: false },
+    seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
   };
 
   const generation = (config: Config): Generation => {

@@ -11,7 +11,9 @@
  * their own fields. What a target cannot carry is dropped by its encoder and
  * recorded in `TranslateContext.warnings`, never silently.
  */
+import type { Json } from '../protocols/json.js';
 import type { Protocol } from '../protocols/types.js';
+import type { ReasoningSeal } from './common/reasoning-seal.js';
 
 // ---------------------------------------------------------------- content parts
 
@@ -94,6 +96,8 @@ export interface ReasoningPart {
   readonly encrypted?: string;
   readonly summary?: readonly string[];
   readonly id?: string;
+  /** OpenRouter-style `reasoning_details` entries (Chat), kept as the upstream sent them, to send back. */
+  readonly details?: readonly Json[];
 }
 
 export interface RefusalPart {
@@ -283,6 +287,11 @@ export interface TranslateContext {
   readonly reasoningUnsupported?: boolean;
   /** Tool names as sent upstream → the tool as the caller knows it (see `common/tool-names.ts`). */
   readonly toolNames: Map<string, CallerTool>;
+  /**
+   * Seals reasoning for a caller whose protocol cannot carry the upstream's own form, and opens
+   * the seals callers send back (`common/reasoning-seal.ts`). Absent: such reasoning is dropped.
+   */
+  readonly seal?: ReasoningSeal;
 }
 
 /** A tool as the caller named it: what an upstream tool name maps back to. */

@@ -2,6 +2,7 @@
  * `model-gateway serve`: load the config, start the gateway (with the inspector unless --no-inspector),
  * print the banner, reload the config file when it changes (unless --no-watch), stop gracefully on a signal.
  */
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
@@ -9,6 +10,9 @@ import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { createInspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { createGateway } from '../../server/gateway.js';
+import { dataDir } from '../../storage/data-dir.js';
+import { loadInstallSecret } from '../../storage/install-secret.js';
+import { printable } from '../../log/terminal-text.js';
 import { VERSION } from '../../version.js';
 import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
@@ -67,10 +71,15 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     flags.inspector === false
       ? undefined
       : createInspector(inspectorOptions(flags));
+  const secret = loadInstallSecret(dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() }));
+  if (secret.kind === 'ephemeral') {
+    logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
+  }
   const gateway = createGateway({
     config,
     logger,
     version: VERSION,
+    sealKey: secret.key,
     ...(inspector ? { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
   });
 

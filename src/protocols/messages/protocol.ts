@@ -8,6 +8,7 @@ import { invalidRequest } from '../../errors.js';
 import type { ProtocolModule } from '../protocol.js';
 import { STREAM_ENDS } from '../stream-ends.js';
 import { messagesCodec } from './codec/codec.js';
+import { stripSeals } from './strip-seals.js';
 import { createMessagesWatch, messagesUsage } from './usage.js';
 import { inspectMessagesRequest } from './validate.js';
 import { DEFAULT_ANTHROPIC_VERSION } from './version.js';
@@ -45,4 +46,5 @@ export const messages: ProtocolModule = {
   upstreamHeaders: { forward: ['anthropic-version', 'anthropic-beta'], defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
   // `max_tokens` is required, so a key group's cap never needs adding.
   asks: { outputTokens: ['max_tokens'] },
+  stripSeals,
 };

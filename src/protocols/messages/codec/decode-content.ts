@@ -8,6 +8,7 @@
  */
 import { invalidRequest } from '../../../errors.js';
 import { isObject, type Json } from '../../shallow.js';
+import { isSeal } from '../../../translate/common/reasoning-seal.js';
 import type * as Ir from '../../../translate/ir.js';
 import { list, objects, readCache, str, warn, warnDroppedBlock } from './read.js';
 
@@ -138,12 +139,35 @@ export function decodeUserContent(content: unknown, ctx: Ir.TranslateContext): I
   return parts;
 }
 
+/**
+ * A thinking block: Anthropic's signature kept to replay; the gateway's own seal opened back into
+ * what the upstream that reasoned needs (its encrypted reasoning, item id, details). A seal that
+ * does not open (forged, altered, another install's) is dropped, never trusted.
+ */
+function decodeThinking(block: Json, ctx: Ir.TranslateContext): Ir.ReasoningPart | undefined {
+  const text = str(block.thinking) ?? '';
+  const signature = typeof block.signature === 'string' ? block.signature : undefined;
+  if (signature === undefined || !isSeal(signature)) return { type: 'reasoning', text, ...(signature !== undefined ? { signature } : {}) };
+  const carried = ctx.seal?.open(signature, text);
+  if (carried === undefined) {
+    warn(ctx, 'unverified reasoning');
+    return undefined;
+  }
+  return {
+    type: 'reasoning',
+    ...(carried.summary ? { text: '', summary: [text] } : { text }),
+    ...(carried.encrypted !== undefined ? { encrypted: carried.encrypted } : {}),
+    ...(carried.id !== undefined ? { id: carried.id } : {}),
+    ...(carried.details !== undefined ? { details: carried.details } : {}),
+  };
+}
+
 function decodeAssistantBlock(block: Json, ctx: Ir.TranslateContext): Ir.AssistantPart | undefined {
   switch (block.type) {
     case 'text':
       return decodeText(block);
     case 'thinking':
-      return { type: 'reasoning', text: str(block.thinking) ?? '', ...(typeof block.signature === 'string' ? { signature: block.signature } : {}) };
+      return decodeThinking(block, ctx);
     case 'redacted_thinking':
       return { type: 'reasoning', text: '', redacted: str(block.data) ?? '' };
     case 'tool_use':

@@ -10,6 +10,7 @@
 import { callerResponseId } from '../../../translate/common/ids.js';
 import type { Json } from '../../shallow.js';
 import type * as Ir from '../../../translate/ir.js';
+import type { SealedReasoning } from '../../../translate/common/reasoning-seal.js';
 import { argumentsToObject } from '../../../translate/common/tool-args.js';
 import { warn } from './read.js';
 import { encodeStopReason } from './stop-reasons.js';
@@ -20,12 +21,33 @@ import { messageHead, type ContentBlock, type Message } from './wire.js';
 export const messageId = (response: { readonly id: string }, ctx: Ir.TranslateContext): string =>
   callerResponseId('msg_', response.id, ctx);
 
-/** A reasoning part as a block, or undefined (with a warning) when it has no signature to replay. */
-export function reasoningBlock(part: Pick<Ir.ReasoningPart, 'text' | 'signature' | 'redacted'>, ctx: Ir.TranslateContext): ContentBlock | undefined {
+/** Reasoning as a Messages caller sees it: the upstream's summaries (OpenAI shows only those), then its text. */
+export const shownReasoning = (part: Pick<Ir.ReasoningPart, 'text' | 'summary'>): string => [...(part.summary ?? []), part.text].filter((t) => t !== '').join('\n\n');
+
+/**
+ * A reasoning part as a block: Anthropic's own thinking as it came; another provider's in a
+ * thinking block signed with the gateway's seal, which brings back on the next turn what that
+ * provider needs (common/reasoning-seal.ts). Undefined (with a warning) when it cannot be carried.
+ */
+export function reasoningBlock(part: Omit<Ir.ReasoningPart, 'type'>, ctx: Ir.TranslateContext): ContentBlock | undefined {
   if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
   if (part.signature) return { type: 'thinking', thinking: part.text, signature: part.signature };
+  const shown = shownReasoning(part);
+  if (ctx.seal && (shown !== '' || part.encrypted !== undefined || part.details !== undefined)) {
+    return { type: 'thinking', thinking: shown, signature: ctx.seal.seal(shown, sealedOf(part)) };
+  }
   warn(ctx, 'reasoning not carried');
   return undefined;
+}
+
+/** What a seal must bring back of a reasoning part besides the text shown. */
+export function sealedOf(part: Omit<Ir.ReasoningPart, 'type' | 'text'>): SealedReasoning {
+  return {
+    ...(part.encrypted !== undefined ? { encrypted: part.encrypted } : {}),
+    ...(part.id !== undefined ? { id: part.id } : {}),
+    ...(part.details !== undefined ? { details: part.details } : {}),
+    ...(part.summary?.length ? { summary: true } : {}),
+  };
 }
 
 export function contentBlock(part: Ir.AssistantPart, ctx: Ir.TranslateContext): ContentBlock | undefined {

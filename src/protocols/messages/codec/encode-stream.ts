@@ -3,7 +3,8 @@
  * with contiguous indexes, `message_delta` with the stop reason and the real
  * usage, `message_stop`; an IR error becomes `event: error` and ends the stream.
  * Text blocks open on their first non-empty text (no empty blocks); reasoning is
- * held until its end, since only signed thinking may be shown; tool arguments
+ * shown as it comes when the gateway can seal it (its signature, Anthropic's or the seal,
+ * follows at the end), else held until its end, since only signed thinking may be shown; tool arguments
  * pass while they remain a JSON object prefix and are closed if they must be.
  * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
@@ -12,7 +13,7 @@
 import type * as Ir from '../../../translate/ir.js';
 import { argumentsToObject } from '../../../translate/common/tool-args.js';
 import type { StreamEncoder } from '../../../translate/types.js';
-import { messageId, reasoningBlock } from './encode-response.js';
+import { messageId, reasoningBlock, sealedOf } from './encode-response.js';
 import { createJsonObjectPrefix, type JsonObjectPrefix } from './json-prefix.js';
 import { warn } from './read.js';
 import { encodeStopReason } from './stop-reasons.js';
@@ -21,7 +22,19 @@ import { messageHead, sse, type BlockDelta, type ContentBlock } from './wire.js'
 
 type Block =
   | { readonly kind: 'text'; out?: number }
-  | { readonly kind: 'reasoning'; readonly redacted?: string; out?: number; text: string; signature: string }
+  | {
+      readonly kind: 'reasoning';
+      readonly redacted?: string;
+      out?: number;
+      /** The thinking shown so far: summaries and reasoning text, a blank line apart. */
+      text: string;
+      /** Where the last shown piece came from (a summary's index, or the reasoning text): a new one starts after a blank line. */
+      segment?: number | 'text';
+      fromSummary: boolean;
+      signature: string;
+      encrypted?: string;
+      readonly id?: string;
+    }
   | { readonly kind: 'tool'; readonly out: number; readonly custom: boolean; readonly prefix: JsonObjectPrefix; full: string };
 
 /** Anthropic `error.type` for an upstream's in-band error (Claude Code retries `overloaded_error`). */
@@ -90,8 +103,15 @@ export function createStreamEncoder(ctx: Ir.TranslateContext): StreamEncoder {
       case 'reasoning':
         block =
           b.redacted !== undefined
-            ? { kind: 'reasoning', redacted: b.redacted, out: startBlock({ type: 'redacted_thinking', data: b.redacted }), text: '', signature: '' }
-            : { kind: 'reasoning', text: '', signature: '' };
+            ? { kind: 'reasoning', redacted: b.redacted, out: startBlock({ type: 'redacted_thinking', data: b.redacted }), text: '', fromSummary: false, signature: '' }
+            : {
+                kind: 'reasoning',
+                text: '',
+                fromSummary: false,
+                signature: '',
+                ...(b.encrypted !== undefined ? { encrypted: b.encrypted } : {}),
+                ...(b.id !== undefined ? { id: b.id } : {}),
+              };
         return;
       case 'tool_call': {
         hasToolCalls = true;
@@ -107,9 +127,12 @@ export function createStreamEncoder(ctx: Ir.TranslateContext): StreamEncoder {
       block.out ??= startBlock({ type: 'text', text: '' });
       delta(block.out, { type: 'text_delta', text: d.text });
     } else if (block.kind === 'reasoning' && block.redacted === undefined) {
-      // Summaries are OpenAI's; a thinking block carries only the thinking text and its signature.
-      if (d.type === 'reasoning') block.text += d.text;
-      else if (d.type === 'signature') block.signature += d.signature;
+      if (d.type === 'reasoning') showThinking(block, 'text', d.text);
+      else if (d.type === 'reasoning_summary') {
+        block.fromSummary = true;
+        showThinking(block, d.summaryIndex, d.text);
+      } else if (d.type === 'signature') block.signature += d.signature;
+      else if (d.type === 'encrypted') block.encrypted = d.encrypted;
     } else if (block.kind === 'tool' && d.type === 'arguments') {
       block.full += d.text;
       const accepted = block.custom ? 0 : block.prefix.push(d.text);
@@ -128,18 +151,38 @@ export function createStreamEncoder(ctx: Ir.TranslateContext): StreamEncoder {
     if (rest !== '' || b.prefix.broken) warn(ctx, 'invalid tool-call JSON closed');
   }
 
+  /** Adds reasoning to the thinking shown, sent at once when it can be sealed at the end (else held: see closeBlock). */
+  function showThinking(b: Extract<Block, { kind: 'reasoning' }>, segment: number | 'text', text: string): void {
+    if (text === '') return;
+    const piece = b.text !== '' && b.segment !== segment ? `\n\n${text}` : text;
+    b.segment = segment;
+    b.text += piece;
+    if (!ctx.seal) return;
+    b.out ??= startBlock({ type: 'thinking', thinking: '', signature: '' });
+    delta(b.out, { type: 'thinking_delta', thinking: piece });
+  }
+
+  function closeReasoning(b: Extract<Block, { kind: 'reasoning' }>): void {
+    if (b.out !== undefined) {
+      // Shown as it came: only its signature is owed.
+      const signature = b.signature || ctx.seal!.seal(b.text, sealedOf({ ...b, ...(b.fromSummary ? { summary: [b.text] } : {}) }));
+      delta(b.out, { type: 'signature_delta', signature });
+      return;
+    }
+    const part = { text: b.fromSummary ? '' : b.text, ...(b.fromSummary ? { summary: [b.text] } : {}), signature: b.signature };
+    const thinking = reasoningBlock({ ...part, ...(b.encrypted !== undefined ? { encrypted: b.encrypted } : {}), ...(b.id !== undefined ? { id: b.id } : {}) }, ctx);
+    if (thinking?.type !== 'thinking') return;
+    b.out = startBlock({ type: 'thinking', thinking: '', signature: '' });
+    if (thinking.thinking) delta(b.out, { type: 'thinking_delta', thinking: thinking.thinking });
+    delta(b.out, { type: 'signature_delta', signature: thinking.signature });
+  }
+
   function closeBlock(): void {
     const b = block;
     block = undefined;
     if (!b) return;
     if (b.kind === 'tool') finishTool(b);
-    if (b.kind === 'reasoning' && b.redacted === undefined) {
-      const thinking = reasoningBlock({ text: b.text, signature: b.signature }, ctx);
-      if (thinking?.type !== 'thinking') return;
-      b.out = startBlock({ type: 'thinking', thinking: '', signature: '' });
-      if (thinking.thinking) delta(b.out, { type: 'thinking_delta', thinking: thinking.thinking });
-      delta(b.out, { type: 'signature_delta', signature: thinking.signature });
-    }
+    if (b.kind === 'reasoning' && b.redacted === undefined) closeReasoning(b);
     if (b.out !== undefined) stopBlock(b.out);
   }
 
