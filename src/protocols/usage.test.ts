@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chatUsage } from './chat/usage.js';
+import { chatUsage, createChatWatch } from './chat/usage.js';
 import { anthropicUsage, createMessagesWatch } from './messages/usage.js';
 import { responsesUsage } from './responses/usage.js';
 
@@ -29,6 +29,44 @@ describe('usage for the log and the inspector', () => {
     });
     // OpenAI's own answers: no write count, and none invented.
     expect(chatUsage({ usage: { prompt_tokens: 11, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 4 } } })).toEqual({ inputTokens: 11, outputTokens: 3, cachedTokens: 4 });
+  });
+
+  it.each([
+    [
+      'DeepSeek: hits are reads, hits plus misses the input when prompt_tokens is missing',
+      { completion_tokens: 4, prompt_cache_hit_tokens: 64, prompt_cache_miss_tokens: 36 },
+      { inputTokens: 100, outputTokens: 4, cachedTokens: 64 },
+    ],
+    [
+      "a placeholder zero in OpenAI's field does not hide the server's own count",
+      { prompt_tokens: 100, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 0 }, prompt_cache_hit_tokens: 64 },
+      { inputTokens: 100, outputTokens: 4, cachedTokens: 64 },
+    ],
+    ["Kimi's cached_tokens at the top", { prompt_tokens: 100, completion_tokens: 4, cached_tokens: 80 }, { inputTokens: 100, outputTokens: 4, cachedTokens: 80 }],
+    [
+      "a proxy passing Anthropic's write count on, and OpenRouter's cost not read as tokens",
+      { prompt_tokens: 100, completion_tokens: 4, cache_creation_input_tokens: 30, cost: 12 },
+      { inputTokens: 100, outputTokens: 4, cacheWriteTokens: 30 },
+    ],
+  ])('Chat usage: %s', (_name, usage, expected) => {
+    expect(chatUsage({ usage })).toEqual(expected);
+  });
+
+  it("Anthropic: the writes are cache_creation_input_tokens, or the sum of cache_creation's lifetimes when only those are stated", () => {
+    const breakdown = { ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 20 };
+    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation_input_tokens: 30, cache_creation: breakdown })).toEqual({
+      inputTokens: 35,
+      outputTokens: 1,
+      cacheWriteTokens: 30,
+    });
+    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation: breakdown })).toEqual({ inputTokens: 35, outputTokens: 1, cacheWriteTokens: 30 });
+  });
+
+  it("follows a Kimi stream, whose usage sits in the last chunk's choice", () => {
+    const watch = createChatWatch();
+    const usage = { prompt_tokens: 100, completion_tokens: 4, total_tokens: 104, cached_tokens: 80 };
+    watch.onEvent({ event: undefined, data: JSON.stringify({ id: 'c', choices: [{ index: 0, delta: {}, finish_reason: 'stop', usage }] }) });
+    expect(watch.usage).toEqual({ inputTokens: 100, outputTokens: 4, cachedTokens: 80 });
   });
 
   it("follows a Messages stream's cumulative counts: a message_delta that restates the input keeps message_start's cache counts in the total", () => {

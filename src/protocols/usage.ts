@@ -11,6 +11,14 @@ import type { Usage } from './types.js';
 /** What one usage object states, in the IR's terms (input includes cache reads and writes); a count it leaves out stays undefined, for a later stream event to bring. */
 export type UsageCounts = { [K in keyof Ir.Usage]?: Ir.Usage[K] };
 
+/**
+ * The first count stated as more than zero, else the first stated at all. For a figure some servers
+ * state twice, in OpenAI's field and their own, and some state as a placeholder zero in one of them.
+ */
+export function firstCount(...counts: readonly (number | undefined)[]): number | undefined {
+  return counts.find((c) => c !== undefined && c > 0) ?? counts.find((c) => c !== undefined);
+}
+
 /** For the log: a cache count of zero says nothing and is left out. */
 export function logUsage(c: UsageCounts): Usage {
   return dropUndefined({

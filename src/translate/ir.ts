@@ -181,6 +181,11 @@ export interface Request {
   readonly user?: string;
   /** OpenAI `metadata` (string pairs). */
   readonly metadata?: Readonly<Record<string, string>>;
+  /**
+   * What ties one conversation's requests together for the upstream's prompt cache: Chat/Responses
+   * `prompt_cache_key` (Codex sends its session id there), or Claude Code's session id.
+   */
+  readonly promptCacheKey?: string;
 }
 
 // ---------------------------------------------------------------- response

@@ -1,5 +1,6 @@
 /**
- * Chat Completions usage and stream following. `prompt_tokens` already includes cached tokens.
+ * Chat Completions usage and stream following. `prompt_tokens` already includes cached tokens, on
+ * OpenAI and on every compatible server read here.
  * @see docs/protocols.md, "Chat usage"
  */
 import { chatStreamErrorFrame } from '../errors.js';
@@ -9,26 +10,46 @@ import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
 import type { Usage } from '../types.js';
-import { logUsage, type UsageCounts } from '../usage.js';
+import { firstCount, logUsage, type UsageCounts } from '../usage.js';
 
-/** A Chat `usage` object's counts: the one place its fields are read. Reasoning tokens count inside the completion total. */
+/**
+ * A Chat `usage` object's counts: the one place its fields are read. Reasoning tokens count inside
+ * the completion total. Cache reads are OpenAI's `prompt_tokens_details.cached_tokens` (vLLM,
+ * OpenRouter and Kimi's newer models say the same), DeepSeek's `prompt_cache_hit_tokens` (its
+ * `prompt_tokens` is hits plus misses; it writes to its cache without counting the writes) or Kimi's
+ * `cached_tokens` at the top. Cache writes are OpenRouter's `prompt_tokens_details.cache_write_tokens`
+ * (the gateway's translated answers use it too), `cache_write_tokens` at the top on some compatible
+ * servers, or `cache_creation_input_tokens` where a proxy (LiteLLM) passes Anthropic's count on.
+ * OpenRouter's `cost` is money, not tokens, and is not read.
+ */
 export function chatUsageCounts(u: unknown): UsageCounts {
   if (!isObject(u)) return {};
   const prompt = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
   const completion = isObject(u.completion_tokens_details) ? u.completion_tokens_details : {};
+  const hits = num(u.prompt_cache_hit_tokens);
+  const misses = num(u.prompt_cache_miss_tokens);
   return dropUndefined({
-    inputTokens: num(u.prompt_tokens),
+    inputTokens: num(u.prompt_tokens) ?? (hits !== undefined || misses !== undefined ? (hits ?? 0) + (misses ?? 0) : undefined),
     outputTokens: num(u.completion_tokens),
-    cacheReadTokens: num(prompt.cached_tokens),
-    // OpenRouter-style servers and the gateway's translated answers report cache writes under the
-    // prompt details; some compatible servers at the top.
-    cacheWriteTokens: num(prompt.cache_write_tokens) ?? num(u.cache_write_tokens),
+    cacheReadTokens: firstCount(num(prompt.cached_tokens), hits, num(u.cached_tokens)),
+    cacheWriteTokens: firstCount(num(prompt.cache_write_tokens), num(u.cache_write_tokens), num(u.cache_creation_input_tokens)),
     reasoningTokens: num(completion.reasoning_tokens),
   });
 }
 
+/**
+ * The `usage` object of a Chat answer or stream chunk. Kimi (Moonshot) puts a stream's usage in
+ * its last chunk's choice rather than at the top.
+ */
+export function chatUsageObject(json: unknown): unknown {
+  if (!isObject(json)) return undefined;
+  if (isObject(json.usage)) return json.usage;
+  const [choice] = Array.isArray(json.choices) ? json.choices : [];
+  return isObject(choice) ? choice.usage : undefined;
+}
+
 /** Usage of a whole Chat answer, for the log. */
-export const chatUsage = (json: unknown): Usage => logUsage(chatUsageCounts(isObject(json) ? json.usage : undefined));
+export const chatUsage = (json: unknown): Usage => logUsage(chatUsageCounts(chatUsageObject(json)));
 
 /** What `onEvent` looks for; a chunk of whole events holding none of these is skipped undecoded. */
 const CHAT_SKIP = { markers: [...STREAM_ENDS.chat.proper, '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };

@@ -21,13 +21,24 @@ export interface AnthropicCounts {
   thinking?: number;
 }
 
+/**
+ * Writes from `cache_creation`'s breakdown by lifetime, for a server that states only the breakdown:
+ * Anthropic's `cache_creation_input_tokens` is already their sum.
+ */
+function writesByLifetime(creation: unknown): number | undefined {
+  if (!isObject(creation)) return undefined;
+  const short = num(creation.ephemeral_5m_input_tokens);
+  const long = num(creation.ephemeral_1h_input_tokens);
+  return short === undefined && long === undefined ? undefined : (short ?? 0) + (long ?? 0);
+}
+
 /** Reads the counts present in `usage`: the one place its fields are read (absent and null stay undefined, so later events can override). */
 export function readCounts(usage: unknown): AnthropicCounts {
   if (!isObject(usage)) return {};
   return dropUndefined({
     input: num(usage.input_tokens),
     output: num(usage.output_tokens),
-    cacheWrite: num(usage.cache_creation_input_tokens),
+    cacheWrite: num(usage.cache_creation_input_tokens) ?? writesByLifetime(usage.cache_creation),
     cacheRead: num(usage.cache_read_input_tokens),
     thinking: isObject(usage.output_tokens_details) ? num(usage.output_tokens_details.thinking_tokens) : undefined,
   });

@@ -6,6 +6,9 @@
  *   order (the shape Anthropic needs).
  * - The deprecated `function_call` / `function` role pair maps onto tool calls
  *   and results with generated call ids.
+ * - A generated call id is made from where the call sits in `messages`, never
+ *   drawn fresh: the same history must give the same upstream request on every
+ *   turn, or the upstream's prompt cache misses from that call on.
  * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  */
 import { invalidRequest } from '../../../errors.js';
@@ -25,7 +28,12 @@ interface State {
   readonly callKinds: Map<string, ToolKind>;
   /** Legacy `function_call`s have no id: the ids given to them, per function name, waiting for their result. */
   readonly legacyCalls: Map<string, IdQueue>;
+  /** The index in `messages` of the message being read, which generated ids are made from. */
+  position: number;
 }
+
+/** The id for a call without one: the `k`th call of the message at `state.position`. */
+const positionalId = (state: State, k = 0): string => `call_m${state.position}_${k}`;
 
 /** First in, first out; taking reads at `head` rather than shifting, so a long history costs one step per call. */
 interface IdQueue {
@@ -35,8 +43,8 @@ interface IdQueue {
 
 function decodeToolCalls(m: Json, state: State): AssistantPart[] {
   const calls: AssistantPart[] = [];
-  for (const call of objects(m.tool_calls)) {
-    const id = str(call.id) ?? state.ctx.newId('call_');
+  for (const [k, call] of objects(m.tool_calls).entries()) {
+    const id = str(call.id) ?? positionalId(state, k);
     if (call.type === 'custom') {
       const custom = obj(call.custom);
       calls.push({ type: 'tool_call', id, name: str(custom.name) ?? '', arguments: str(custom.input) ?? '', kind: 'custom' });
@@ -49,7 +57,7 @@ function decodeToolCalls(m: Json, state: State): AssistantPart[] {
   }
   if (isObject(m.function_call)) {
     const name = str(m.function_call.name) ?? '';
-    const id = state.ctx.newId('call_');
+    const id = positionalId(state, calls.length);
     const queue = state.legacyCalls.get(name);
     if (queue) queue.ids.push(id);
     else state.legacyCalls.set(name, { ids: [id], head: 0 });
@@ -85,7 +93,7 @@ function decodeToolResult(m: Json, index: number, state: State): ToolResultPart 
   if (m.role === 'function') {
     const name = str(m.name) ?? '';
     const queue = state.legacyCalls.get(name);
-    callId = queue && queue.head < queue.ids.length ? queue.ids[queue.head++]! : state.ctx.newId('call_');
+    callId = queue && queue.head < queue.ids.length ? queue.ids[queue.head++]! : positionalId(state);
   }
   if (callId === undefined) {
     throw invalidRequest(`Missing required parameter: 'messages[${index}].tool_call_id'.`, `messages[${index}].tool_call_id`);
@@ -100,7 +108,7 @@ function decodeToolResult(m: Json, index: number, state: State): ToolResultPart 
 }
 
 export function decodeMessages(raw: readonly Json[], ctx: TranslateContext): DecodedMessages {
-  const state: State = { ctx, callKinds: new Map(), legacyCalls: new Map() };
+  const state: State = { ctx, callKinds: new Map(), legacyCalls: new Map(), position: 0 };
   const system: TextPart[] = [];
   const messages: Message[] = [];
   let leading = true;
@@ -108,6 +116,7 @@ export function decodeMessages(raw: readonly Json[], ctx: TranslateContext): Dec
   let results: ToolResultPart[] | undefined;
 
   raw.forEach((m, index) => {
+    state.position = index;
     const role = m.role;
     if (role !== 'tool' && role !== 'function') results = undefined;
     if (typeof m.name === 'string' && role !== 'function') warn(ctx, 'message name');

@@ -141,9 +141,23 @@ describe('decodeRequest', () => {
     expect(ir.tools).toEqual([{ kind: 'function', name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } }]);
     expect(ir.toolChoice).toEqual({ type: 'tool', name: 'lookup' });
     expect(ir.messages.slice(1)).toEqual([
-      { role: 'assistant', content: [{ type: 'tool_call', id: 'call_test1', name: 'lookup', arguments: '{"q":"x"}', kind: 'function' }] },
-      { role: 'user', content: [{ type: 'tool_result', callId: 'call_test1', content: [{ type: 'text', text: 'found' }] }] },
+      // The generated id comes from the call's place in `messages`: the same on every turn that resends it.
+      { role: 'assistant', content: [{ type: 'tool_call', id: 'call_m1_0', name: 'lookup', arguments: '{"q":"x"}', kind: 'function' }] },
+      { role: 'user', content: [{ type: 'tool_result', callId: 'call_m1_0', content: [{ type: 'text', text: 'found' }] }] },
     ]);
+  });
+
+  it('tool calls without an id get one from their place, so a later turn that resends them gets the same ids', () => {
+    const history = [
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'a', arguments: '{}' } }, { type: 'function', function: { name: 'b', arguments: '{}' } }] },
+    ];
+    const ids = (messages: Json[]) =>
+      decode({ model: 'm', messages }).ir.messages.flatMap((m) => m.content.flatMap((p) => (p.type === 'tool_call' ? [p.id] : [])));
+    const turn1 = ids(history);
+    const turn2 = ids([...history, { role: 'tool', tool_call_id: 'call_m1_0', content: 'x' }, { role: 'assistant', content: null, tool_calls: [{ type: 'function', function: { name: 'a', arguments: '{}' } }] }]);
+    expect(turn1).toEqual(['call_m1_0', 'call_m1_1']);
+    expect(turn2).toEqual(['call_m1_0', 'call_m1_1', 'call_m3_0']);
   });
 
   it('tools: function (strict kept) and custom (format kept); others dropped with a note', () => {
@@ -208,6 +222,7 @@ describe('decodeRequest', () => {
       stop: ['END'],
       stream: true,
       reasoning: { effort: 'high' },
+      promptCacheKey: 'k',
       user: 'user-1',
       metadata: { team: 'a' },
     });

@@ -1,8 +1,8 @@
 /**
  * A Chat Completions request → IR. What the IR cannot carry is listed in
  * `ctx.warnings` (n > 1, logprobs, penalties, audio output, predictions,
- * hosted web search, seed); pure telemetry (`store`, `service_tier`,
- * `prompt_cache_key`, ...) is left out without a note.
+ * hosted web search, seed); pure telemetry (`store`, `service_tier`, ...) is
+ * left out without a note. `prompt_cache_key` is kept for upstreams that take one.
  * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see README.md, "Translation" › "What maps to what"
  */
@@ -78,6 +78,7 @@ export function decodeRequest(body: Json, ctx: TranslateContext): Request {
   const responseFormat = decodeResponseFormat(body.response_format);
   const user = str(body.safety_identifier) ?? str(body.user);
   const metadata = decodeMetadata(body.metadata);
+  const promptCacheKey = str(body.prompt_cache_key);
   warnUnsupported(body, ctx);
 
   return {
@@ -97,5 +98,6 @@ export function decodeRequest(body: Json, ctx: TranslateContext): Request {
     ...(responseFormat !== undefined ? { responseFormat } : {}),
     ...(user !== undefined ? { user } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
+    ...(promptCacheKey ? { promptCacheKey } : {}),
   };
 }

@@ -10,7 +10,7 @@ import type { AssistantPart, Response, TranslateContext } from '../../../transla
 import { stopReasonFromChat } from './finish-reasons.js';
 import { arr, isObject, num, obj, objects, str, warn, type Json } from './read.js';
 import { callerToolCall } from './tool-calls.js';
-import { usageFromChat } from './usage.js';
+import { chatUsageObject, usageFromChat } from './usage.js';
 
 /** `content` is a string, but a few servers answer with text parts. */
 function contentText(content: unknown): string {
@@ -64,6 +64,6 @@ export function decodeResponse(body: Json, ctx: TranslateContext): Response {
     created: num(body.created) ?? Math.floor(ctx.now() / 1000),
     content,
     stopReason: stopReasonFromChat(choice.finish_reason, hasToolCalls),
-    usage: usageFromChat(body.usage),
+    usage: usageFromChat(chatUsageObject(body)),
   };
 }

@@ -2,11 +2,11 @@
  * An upstream Chat stream → IR events. Chunks are data-only; the
  * `finish_reason` chunk comes before the usage chunk (`choices: []`) and
  * `[DONE]`, so the IR `finish` goes out once usage is known: with the usage
- * chunk (or usage on the finish chunk itself, as DeepSeek sends it), at
- * `[DONE]`, or at the end of the body (zeros when no usage came). A chunk with a
- * top-level `error` (or, from a few servers, an `event: error`) is the in-band
- * error. Unknown fields (`obfuscation`, `system_fingerprint`) and data that is
- * not a chunk are ignored.
+ * chunk (or usage on the finish chunk itself, as DeepSeek sends it, or in its
+ * choice, as Kimi does), at `[DONE]`, or at the end of the body (zeros when no
+ * usage came). A chunk with a top-level `error` (or, from a few servers, an
+ * `event: error`) is the in-band error. Unknown fields (`obfuscation`,
+ * `system_fingerprint`) and data that is not a chunk are ignored.
  * @see https://platform.openai.com/docs/api-reference/chat-streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  */
@@ -16,7 +16,7 @@ import type { StreamDecoder } from '../../../translate/types.js';
 import { stopReasonFromChat } from './finish-reasons.js';
 import { isObject, num, obj, objects, parseJson, str, type Json } from './read.js';
 import { createBlockWriter, type ToolFragment } from './stream-blocks.js';
-import { usageFromChat } from './usage.js';
+import { chatUsageObject, usageFromChat } from './usage.js';
 
 const ZERO: Usage = { inputTokens: 0, outputTokens: 0 };
 
@@ -102,8 +102,9 @@ export function decodeStream(ctx: TranslateContext): StreamDecoder {
         stopReason = stopReasonFromChat(choice.finish_reason, blocks.hasToolCalls);
       }
     }
-    if (isObject(json.usage)) {
-      usage = usageFromChat(json.usage);
+    const stated = chatUsageObject(json);
+    if (isObject(stated)) {
+      usage = usageFromChat(stated);
       if (stopReason !== undefined) finish(out);
     }
   }

@@ -2,9 +2,11 @@
  * IR system prompt and messages → Chat `messages` for an upstream.
  * - The system prompt is one leading `system` message (`system` rather than
  *   `developer`: OpenAI maps it for reasoning models, and local servers know only it).
- * - Mid-conversation system messages stay in place for OpenAI; for compatible
- *   servers they are folded into the leading one, because many chat templates
- *   reject a system message that is not first.
+ * - Mid-conversation system messages stay in place: as `system` messages for
+ *   OpenAI; for compatible servers as user text, because many chat templates
+ *   reject a system message that is not first. Never hoisted into the leading
+ *   one: a system message added by a later turn (Claude Code adds one each turn)
+ *   would change the start of the prompt, and with it every prefix cache.
  * - Tool results become one `tool` message each, right after the assistant
  *   message with the calls and before the rest of that user turn.
  * @see README.md, "Translation" › "What maps to what"
@@ -83,16 +85,38 @@ function userMessages(parts: readonly UserPart[], enc: EncodeState): Json[] {
   return out;
 }
 
-export function encodeMessages(system: readonly TextPart[], messages: readonly Message[], enc: EncodeState): Json[] {
-  const leading: TextPart[] = [...system];
-  const out: Json[] = [];
+/**
+ * For compatible servers: each mid-conversation system message joins the user message before it
+ * (some servers refuse two user messages in a row), or is a user message of its own. It depends
+ * only on what comes before it, so a later turn leaves it as it was.
+ */
+function systemAsUserText(messages: readonly Message[], enc: EncodeState): readonly Message[] {
+  if (!messages.some((m) => m.role === 'system')) return messages;
+  warn(enc.ctx, 'mid-conversation system message as user text');
+  const out: Message[] = [];
+  /** The content of the last message out when it is a user message, which system text joins. */
+  let joined: UserPart[] | undefined;
   for (const m of messages) {
+    if (m.role === 'assistant') {
+      joined = undefined;
+      out.push(m);
+      continue;
+    }
+    if (m.role === 'user' || joined === undefined) {
+      joined = [];
+      out.push({ role: 'user', content: joined });
+    }
+    append(joined, m.content);
+  }
+  return out;
+}
+
+export function encodeMessages(system: readonly TextPart[], messages: readonly Message[], enc: EncodeState): Json[] {
+  const out: Json[] = [];
+  for (const m of enc.compatible ? systemAsUserText(messages, enc) : messages) {
     switch (m.role) {
       case 'system':
-        if (enc.compatible) {
-          warn(enc.ctx, 'mid-conversation system message hoisted');
-          append(leading, m.content);
-        } else out.push({ role: 'system', content: joinedText(m.content, enc) });
+        out.push({ role: 'system', content: joinedText(m.content, enc) });
         break;
       case 'user':
         append(out, userMessages(m.content, enc));
@@ -102,5 +126,5 @@ export function encodeMessages(system: readonly TextPart[], messages: readonly M
         break;
     }
   }
-  return leading.length > 0 ? [{ role: 'system', content: joinedText(leading, enc) }, ...out] : out;
+  return system.length > 0 ? [{ role: 'system', content: joinedText(system, enc) }, ...out] : out;
 }

@@ -31,7 +31,7 @@ describe('encodeRequest', () => {
     expect(encode({}).body).toEqual({ model: 'up-model', messages: [{ role: 'user', content: 'hi' }], stream: false });
   });
 
-  it('system prompt: one leading system message; mid-conversation ones in place (openai) or hoisted (compatible)', () => {
+  it('system prompt: one leading system message; mid-conversation ones in place, as system (openai) or user text (compatible)', () => {
     const over: Partial<Ir.Request> = {
       system: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }],
       messages: [
@@ -50,11 +50,51 @@ describe('encodeRequest', () => {
     expect(openai.warnings).toEqual([]);
     const compatible = encode(over, 'compatible');
     expect(compatible.body.messages).toEqual([
-      { role: 'system', content: 'A\n\nB\n\nC' },
-      { role: 'user', content: 'hi' },
+      { role: 'system', content: 'A\n\nB' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: 'C' },
+        ],
+      },
       { role: 'user', content: 'again' },
     ]);
-    expect(compatible.warnings).toEqual(['mid-conversation system message hoisted']);
+    expect(compatible.warnings).toEqual(['mid-conversation system message as user text']);
+  });
+
+  it('compatible: a system message after an assistant turn or a tool result is user text in place, never hoisted', () => {
+    const call: Ir.ToolCallPart = { type: 'tool_call', id: 'call_1', name: 'f', arguments: '{}', kind: 'function' };
+    const { body } = encode(
+      {
+        system: [{ type: 'text', text: 'S' }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'go' }] },
+          { role: 'assistant', content: [call] },
+          { role: 'system', content: [{ type: 'text', text: 'after the call' }] },
+          { role: 'user', content: [{ type: 'tool_result', callId: 'call_1', content: [{ type: 'text', text: 'done' }] }] },
+          { role: 'system', content: [{ type: 'text', text: 'after the result' }] },
+        ],
+      },
+      'compatible',
+    );
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'S' },
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'user', content: 'after the call' },
+      { role: 'tool', tool_call_id: 'call_1', content: 'done' },
+      { role: 'user', content: 'after the result' },
+    ]);
+  });
+
+  it('prompt cache key: prompt_cache_key for OpenAI (a key over 64 characters as its SHA-256), none for compatible servers', () => {
+    expect(encode({ promptCacheKey: 'sess-1' }).body.prompt_cache_key).toBe('sess-1');
+    const long = 'k'.repeat(65);
+    expect(encode({ promptCacheKey: long }).body.prompt_cache_key).toBe(createHash('sha256').update(long).digest('hex'));
+    const compatible = encode({ promptCacheKey: 'sess-1' }, 'compatible');
+    expect(compatible.body).not.toHaveProperty('prompt_cache_key');
+    expect(compatible.warnings).toEqual([]);
   });
 
   it('user parts: images as image_url (data URL, detail), files as file parts, text documents as text', () => {

@@ -7,6 +7,7 @@
  */
 import type { ReasoningEffort, ReasoningRequest, Request, ResponseFormat, TranslateContext } from '../../../translate/ir.js';
 import { openaiSafetyIdentifier } from '../../../translate/common/end-user-id.js';
+import { openaiPromptCacheKey } from '../../../translate/common/prompt-cache-key.js';
 import { encodeMessages } from './encode-messages.js';
 import { encodeToolChoice, encodeTools } from './encode-tools.js';
 import { warn, type Json } from './read.js';
@@ -75,6 +76,9 @@ export function encodeRequest(request: Request, ctx: TranslateContext): Json {
         ? { user: request.user }
         : { safety_identifier: openaiSafetyIdentifier(request.user) }
       : {}),
+    // OpenAI sends requests with one key to one prompt cache. Compatible servers cache by prefix
+    // alone, and the strict ones among them refuse a field they do not know.
+    ...(request.promptCacheKey !== undefined && !compatible ? { prompt_cache_key: openaiPromptCacheKey(request.promptCacheKey) } : {}),
     stream: request.stream,
     // Without it a Chat stream carries no usage at all.
     ...(request.stream ? { stream_options: { include_usage: true } } : {}),

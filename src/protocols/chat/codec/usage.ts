@@ -7,6 +7,8 @@ import type { Usage } from '../../../translate/ir.js';
 import { irUsage } from '../../usage.js';
 import { chatUsageCounts } from '../usage.js';
 
+export { chatUsageObject } from '../usage.js';
+
 /** A Chat `usage` object → IR; a missing or malformed one reads as zeros. */
 export const usageFromChat = (usage: unknown): Usage => irUsage(chatUsageCounts(usage));
 

@@ -101,6 +101,8 @@ describe('decodeRequest: real client requests', () => {
     // adaptive thinking at the stated effort
     expect(ir.reasoning).toEqual({ effort: 'medium' });
     expect(ir.user).toBe((body.metadata as Json).user_id);
+    // The session id inside user_id is the conversation's prompt-cache key, the same as Claude Code's session header.
+    expect(ir.promptCacheKey).toBe('00000000-0000-4000-8000-000000000001');
     expect(ir.toolChoice).toBeUndefined();
     // context_management is clear_thinking with keep: 'all', which clears nothing: dropped without a word.
     expect(warnings).toEqual([]);
@@ -129,6 +131,16 @@ describe('decodeRequest: real client requests', () => {
 });
 
 describe('decodeRequest: crafted requests', () => {
+  it.each([
+    ['current Claude Code (JSON)', '{"device_id":"ab12","account_uuid":"","session_id":"5f1c0000-0000-4000-8000-00000000000a"}', '5f1c0000-0000-4000-8000-00000000000a'],
+    ['older Claude Code', 'user_ab12cd_account_0000-11_session_5f1c0000-0000-4000-8000-00000000000a', '5f1c0000-0000-4000-8000-00000000000a'],
+    ['JSON without a session', '{"device_id":"ab12"}', undefined],
+    ['any other user id', 'u-1', undefined],
+    ['text that only looks like JSON', '{not json', undefined],
+  ])('prompt-cache key from metadata.user_id: %s', (_name, userId, key) => {
+    expect(decode({ ...base, messages: [user('hi')], metadata: { user_id: userId } }).ir.promptCacheKey).toBe(key);
+  });
+
   it('system as a string, sampling, stop sequences, user id', () => {
     const { ir } = decode({
       ...base,

@@ -5,6 +5,7 @@
  * @see test/fixtures/clients/ (what Claude Code sends, recorded: claude-code-*.json)
  */
 import { isObject, readStream, requireMessages, requireModel, type Json } from '../../shallow.js';
+import { claudeCodeSessionId } from '../../../translate/common/prompt-cache-key.js';
 import type * as Ir from '../../../translate/ir.js';
 import { decodeMessages, decodeSystem } from './decode-content.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
@@ -83,6 +84,8 @@ export function decodeRequest(body: Json, ctx: Ir.TranslateContext): Ir.Request 
   const reasoning = decodeReasoning(body);
   const responseFormat = decodeResponseFormat(body);
   const user = isObject(body.metadata) ? str(body.metadata.user_id) : undefined;
+  // Anthropic caches by breakpoints and has no cache key; Claude Code's session id is one for upstreams that take it.
+  const promptCacheKey = user !== undefined ? claudeCodeSessionId(user) : undefined;
   for (const field of MEANINGFUL_UNTRANSLATED) {
     if (body[field] === undefined || body[field] === null) continue;
     if (field === 'context_management' && clearsNothing(body[field])) continue;
@@ -105,5 +108,6 @@ export function decodeRequest(body: Json, ctx: Ir.TranslateContext): Ir.Request 
     ...(reasoning !== undefined ? { reasoning } : {}),
     ...(responseFormat !== undefined ? { responseFormat } : {}),
     ...(user !== undefined ? { user } : {}),
+    ...(promptCacheKey !== undefined ? { promptCacheKey } : {}),
   };
 }

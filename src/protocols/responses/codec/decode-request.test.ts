@@ -58,6 +58,8 @@ describe('decodeRequest: Codex fixtures', () => {
   it('tool loop: reasoning with encrypted_content kept, function_call and its output paired by call_id', () => {
     const { ir } = decode(fixture('codex-0.169.0-responses-function-call-output.json'));
     expect(ir.messages.map((m) => m.role)).toEqual(['user', 'user', 'assistant', 'user']);
+    // Codex's session id, kept for the upstreams that route by it.
+    expect(ir.promptCacheKey).toBe('01900000-0000-7000-8000-000000000003');
     expect(ir.messages[2]).toEqual({
       role: 'assistant',
       content: [

@@ -2,8 +2,9 @@
  * A Responses request body → IR request. `instructions` come first in the
  * system prompt, then leading developer/system input messages. What the IR
  * cannot carry and matters is listed in `ctx.warnings`; telemetry and state
- * hints (`store`, `include`, `prompt_cache_key`, `client_metadata`,
- * `service_tier`, `truncation`, `text.verbosity`, …) are not translated.
+ * hints (`store`, `include`, `client_metadata`, `service_tier`, `truncation`,
+ * `text.verbosity`, …) are not translated; `prompt_cache_key` is kept for
+ * upstreams that take one.
  * `previous_response_id`, `conversation` and `background: true` are refused
  * before translation (routing/route.ts, `checkServable`).
  * @see https://platform.openai.com/docs/api-reference/responses/create
@@ -71,6 +72,7 @@ export function decodeRequest(body: Json, ctx: TranslateContext): Request {
   const responseFormat = decodeFormat(body.text);
   const user = str(body.safety_identifier) ?? str(body.user);
   const metadata = decodeMetadata(body.metadata);
+  const promptCacheKey = str(body.prompt_cache_key);
   return {
     model,
     system,
@@ -86,5 +88,6 @@ export function decodeRequest(body: Json, ctx: TranslateContext): Request {
     ...(responseFormat !== undefined ? { responseFormat } : {}),
     ...(user !== undefined ? { user } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
+    ...(promptCacheKey ? { promptCacheKey } : {}),
   };
 }

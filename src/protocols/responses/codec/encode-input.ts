@@ -9,6 +9,7 @@
  * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  * @see README.md, "Translation" › "What maps to what"
  */
+import { createHash } from 'node:crypto';
 import { assertNever } from '../../../assert-never.js';
 import type { Json } from '../../shallow.js';
 import type * as Ir from '../../../translate/ir.js';
@@ -75,6 +76,12 @@ function userItems(content: readonly Ir.UserPart[], kinds: ReadonlyMap<string, I
   return items;
 }
 
+/**
+ * The id of a replayed reasoning item that came without one, made from its encrypted content: a
+ * fresh one on each request would change every later turn's input, and with it the prompt cache.
+ */
+const replayedReasoningId = (encrypted: string): string => `rs_${createHash('sha256').update(encrypted).digest('hex').slice(0, 32)}`;
+
 function reasoningItem(part: Ir.ReasoningPart, ctx: Ir.TranslateContext): Json | undefined {
   if (part.encrypted === undefined) {
     warn(ctx, 'reasoning history');
@@ -82,7 +89,7 @@ function reasoningItem(part: Ir.ReasoningPart, ctx: Ir.TranslateContext): Json |
   }
   return {
     type: 'reasoning',
-    id: part.id ?? ctx.newId('rs_'),
+    id: part.id ?? replayedReasoningId(part.encrypted),
     summary: (part.summary ?? []).map((text) => ({ type: 'summary_text', text })),
     ...(part.text ? { content: [{ type: 'reasoning_text', text: part.text }] } : {}),
     encrypted_content: part.encrypted,

@@ -178,6 +178,25 @@ describe('encodeRequest', () => {
     expect(encode({ tools, toolChoice: choice }).body.tool_choice).toEqual(expected);
   });
 
+  it('a replayed reasoning item without an id gets one made from its encrypted content: the same on every turn', () => {
+    const reasoning: Ir.ReasoningPart = { type: 'reasoning', text: '', encrypted: 'ENC-A' };
+    const idOf = (parts: Ir.ReasoningPart[]) =>
+      (encode({ messages: [{ role: 'user', content: [{ type: 'text', text: 'go' }] }, { role: 'assistant', content: parts }] }).body.input as { id?: string }[])
+        .slice(1)
+        .map((item) => item.id);
+    const [first] = idOf([reasoning]);
+    expect(first).toMatch(/^rs_[0-9a-f]{32}$/);
+    expect(idOf([reasoning])).toEqual([first]);
+    expect(idOf([{ ...reasoning, encrypted: 'ENC-B' }])).not.toEqual([first]);
+  });
+
+  it('prompt cache key: prompt_cache_key for OpenAI, none for a compatible server', () => {
+    expect(encode({ promptCacheKey: 'sess-1' }).body.prompt_cache_key).toBe('sess-1');
+    expect(encode({ promptCacheKey: 'k'.repeat(80) }).body.prompt_cache_key).toHaveLength(64);
+    const c = { ...ctx(), upstreamDialect: 'compatible' as const };
+    expect(responsesCodec.encodeRequest({ ...base, promptCacheKey: 'sess-1' }, c)).not.toHaveProperty('prompt_cache_key');
+  });
+
   it('parameters, limits, format, user, metadata; stop and top_k dropped with warnings', () => {
     const { body, ctx: c } = encode({
       maxOutputTokens: 1000,

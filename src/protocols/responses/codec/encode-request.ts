@@ -11,6 +11,7 @@
  * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */
 import { openaiSafetyIdentifier } from '../../../translate/common/end-user-id.js';
+import { openaiPromptCacheKey } from '../../../translate/common/prompt-cache-key.js';
 import type { Json } from '../../shallow.js';
 import type * as Ir from '../../../translate/ir.js';
 import { encodeInput } from './encode-input.js';
@@ -70,6 +71,10 @@ export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Js
     ...(request.responseFormat !== undefined ? { text: { format: encodeFormat(request.responseFormat) } } : {}),
     ...(request.user !== undefined ? { safety_identifier: openaiSafetyIdentifier(request.user) } : {}),
     ...(request.metadata !== undefined ? { metadata: request.metadata } : {}),
+    // As on the Chat path: to OpenAI only; compatible servers cache by prefix alone.
+    ...(request.promptCacheKey !== undefined && ctx.upstreamDialect === 'openai'
+      ? { prompt_cache_key: openaiPromptCacheKey(request.promptCacheKey) }
+      : {}),
     store: false,
     ...(wantsEncrypted(request) ? { include: ['reasoning.encrypted_content'] } : {}),
     stream: request.stream,
