@@ -4,8 +4,8 @@
  * pool with a precomputed path skips what `undici.request(url)` does per call
  * (URL parsing, the Agent's pool lookup), a large share of a small request's CPU
  * (docs/performance.md, "Upstream client"). Answers come through `dispatch` and a handler of
- * our own, without a Readable: read whole for a request that asked for no stream
- * (whole-answer.ts), handed on chunk by chunk for one that did (streamed-answer.ts).
+ * our own: read whole, without a Readable, for a request that asked for no stream
+ * (whole-answer.ts), and into a Readable as they arrive for one that did (streamed-answer.ts).
  */
 import type { Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/types.js';

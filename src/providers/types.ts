@@ -2,6 +2,7 @@
  * A provider is transport: where a protocol's requests go and how they are
  * authenticated. It holds no payload mapping (that is `translate/`).
  */
+import type { Readable } from 'node:stream';
 import type { ProviderConfig } from '../config/types.js';
 import type { Operation, Protocol } from '../protocols/types.js';
 import type { GatewayError } from '../errors.js';
@@ -53,28 +54,14 @@ export interface UpstreamRequest {
   readonly abort?: CallAbort;
 }
 
-/**
- * An upstream body as it arrives: the part of a Readable's surface the gateway reads through, so
- * a Readable is one. Chunks come to the 'data' listener, then 'end' or 'error'; `pause` and
- * `resume` give back-pressure; `destroy` stops the call. `readableLength` is what waits unread.
- */
-export interface UpstreamBody {
-  on(event: 'data', listener: (chunk: Buffer) => void): unknown;
-  once(event: 'end', listener: () => void): unknown;
-  once(event: 'error', listener: (err: Error) => void): unknown;
-  pause(): unknown;
-  resume(): unknown;
-  destroy(): unknown;
-  readonly readableLength: number;
-  /** The chunks, for `for await` (what `check --probe` reads with); leaving the loop early destroys the body. */
-  [Symbol.asyncIterator](): AsyncIterator<Buffer>;
-}
-
 export interface UpstreamResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-  /** The body as it arrives (made from `whole` on first use when the answer was read whole). */
-  readonly body: UpstreamBody;
+  /**
+   * The body as it arrives (made from `whole` on first use when the answer was read whole);
+   * destroying it stops the call.
+   */
+  readonly body: Readable;
   /**
    * The body, when the transport read it whole before resolving (see `UpstreamRequest.stream`):
    * all of a 2xx answer, the first 64 KiB of an error answer.
