@@ -14,8 +14,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { isSingleLineJson, isSingleLineJsonText } from '../protocols/json.js';
-import { MAX_JSON_DEPTH } from '../protocols/json-outline.js';
+import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-outline.js';
 import { createSseDecoder, type SseEvent } from '../sse/parse.js';
 import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
 import { bodyJson, recordFacts } from './exchange-json.js';
@@ -104,9 +103,17 @@ function render(b: CapturedBody, type: string): readonly (string | Buffer)[] {
  * tokens may be a CR or LF, while inside strings JSON allows no raw control character.
  */
 function embeddable(b: CapturedBody, bytes: Buffer): boolean {
-  if (!isUtf8(bytes)) return false;
-  if (b.parsedJson) return bytes.indexOf(0x0a) === -1 && bytes.indexOf(0x0d) === -1;
-  return isSingleLineJson(bytes, MAX_JSON_DEPTH);
+  if (!isUtf8(bytes) || bytes.indexOf(0x0a) !== -1 || bytes.indexOf(0x0d) !== -1) return false;
+  if (b.parsedJson) return true;
+  // No tab either (the only other control byte valid JSON may hold), and `bodyJson`'s depth check.
+  if (bytes.indexOf(0x09) !== -1) return false;
+  if (mayNestDeeperThan(bytes.length, MAX_JSON_DEPTH) && nestedDeeperThan(bytes, MAX_JSON_DEPTH)) return false;
+  try {
+    JSON.parse(bytes.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Text gathered in one string, with buffers placed between. */
@@ -231,10 +238,16 @@ function dataText(data: string): string {
   const c = data.charCodeAt(0);
   // Only objects and arrays are parsed; `[DONE]` and plain text stay strings.
   if (c !== 123 /* { */ && c !== 91 /* [ */) return JSON.stringify(data);
-  if (isSingleLineJsonText(data)) return data;
   try {
-    return JSON.stringify(JSON.parse(data));
+    const value: unknown = JSON.parse(data);
+    // As written when it is one line and well-formed UTF-16 (a lone surrogate would not survive UTF-8).
+    return isWellFormed(data) && !CONTROL.test(data) ? data : JSON.stringify(value);
   } catch {
     return JSON.stringify(data);
   }
 }
+
+const CONTROL = /[\u0000-\u001f]/;
+
+/** ES2024's String.prototype.isWellFormed, in Node 20 but not yet in the ES2023 lib this project compiles against. */
+const isWellFormed = (text: string): boolean => (text as unknown as { isWellFormed(): boolean }).isWellFormed();
