@@ -2,7 +2,7 @@
  * Cancelling one request's upstream call: by the client leaving, or by the provider's
  * total-time cap. An AbortSignal is an EventTarget set up for transfer between threads,
  * costly to create and to listen on for every request, while undici takes an EventEmitter
- * as its signal too (docs/performance.md, "Cancelling upstream calls"). So this is one, and the
+ * as its signal too (docs/performance.md, "Cancelling upstream calls" and "Speed-only code, measured"). So this is one, and the
  * real AbortSignal is only made for the few that need one (a retry's sleep, the echo
  * provider, reading an error body), when they ask.
  */

@@ -5,7 +5,7 @@
  * `Dispatcher#request` hands back the body as a Readable stream, and reading a stream costs
  * far more than the few chunks of a JSON answer it carries: the stream's own state, a
  * process.nextTick for most of its steps, listeners added and removed, an AsyncResource per
- * request (docs/performance.md, "Upstream answers without a Readable"). Streamed answers have
+ * request (docs/performance.md, "Whole upstream answers without a Readable"). Streamed answers have
  * a handler of their own (streamed-answer.ts).
  */
 import { Readable } from 'node:stream';
