@@ -17,6 +17,9 @@ const model = (protocols: readonly Protocol[]): ModelConfig => ({
   features: new Set(),
   description: undefined,
   maxOutputTokens: undefined,
+  displayName: undefined,
+  contextWindow: undefined,
+  countTokens: 'estimate',
   fallbacks: [],
 });
 

@@ -33,6 +33,8 @@ const LIMITS: readonly Limit[] = [
   { name: 'maxTools', unit: 'count', default: DEFAULT_SERVER_LIMITS.maxTools },
   { name: 'maxMessages', unit: 'count', default: DEFAULT_SERVER_LIMITS.maxMessages },
   { name: 'maxContentBlocks', unit: 'count', default: DEFAULT_SERVER_LIMITS.maxContentBlocks },
+  { name: 'responsesStoreBytes', unit: 'bytes', default: DEFAULT_SERVER_LIMITS.responsesStoreBytes },
+  { name: 'responsesStoreTtlMs', unit: 'ms', default: DEFAULT_SERVER_LIMITS.responsesStoreTtlMs },
 ];
 
 const MIB = 1024 * 1024;

@@ -27,6 +27,8 @@ describe('built-in default config', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: undefined,
       maxResponseBytes: 64 * 1024 * 1024,
+      responsesStoreBytes: 64 * 1024 * 1024,
+      responsesStoreTtlMs: 24 * 60 * 60 * 1000,
       allowedHosts: [],
       authFailuresPerMinute: 30,
       maxTools: 1024,

@@ -15,6 +15,8 @@ export const DEFAULT_SERVER_LIMITS = {
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 65_000,
   maxResponseBytes: 64 * 1024 * 1024,
+  responsesStoreBytes: 64 * 1024 * 1024,
+  responsesStoreTtlMs: 24 * 60 * 60 * 1000,
   authFailuresPerMinute: 30,
   maxTools: 1024,
   maxMessages: 100_000,

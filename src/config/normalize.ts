@@ -70,6 +70,10 @@ function normalizeModel(pattern: string, m: WrittenModel): ModelConfig {
     features: new Set(m.features),
     description: m.description,
     maxOutputTokens: m.maxOutputTokens,
+    displayName: m.displayName,
+    contextWindow: m.contextWindow,
+    countTokens: m.countTokens,
+    ...(m.thinking !== undefined ? { thinking: m.thinking } : {}),
     fallbacks: [...new Set(m.fallbacks ?? [])],
   };
 }

@@ -366,6 +366,8 @@ describe('parseConfig: defaults', () => {
       keepAliveTimeoutMs: 65_000,
       maxConnections: undefined,
       maxResponseBytes: 64 * 1024 * 1024,
+      responsesStoreBytes: 64 * 1024 * 1024,
+      responsesStoreTtlMs: 24 * 60 * 60 * 1000,
       allowedHosts: [],
       authFailuresPerMinute: 30,
       maxTools: 1024,
@@ -418,6 +420,9 @@ describe('parseConfig: defaults', () => {
       features: new Set(['tools', 'images', 'streaming', 'reasoning']),
       description: undefined,
       maxOutputTokens: undefined,
+      displayName: undefined,
+      contextWindow: undefined,
+      countTokens: 'estimate',
       fallbacks: [],
     });
   });

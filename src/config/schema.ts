@@ -56,6 +56,16 @@ const server = z
       .describe(
         'Largest upstream answer held in memory: a whole non-streamed answer, or one event of a stream, in bytes (default 64 MiB). A larger one fails the call with a 502 in the caller\'s shape.',
       ),
+    responsesStoreBytes: z
+      .int()
+      .min(0)
+      .default(DEFAULT_SERVER_LIMITS.responsesStoreBytes)
+      .describe(
+        'Most bytes (as JSON) of translated Responses answers kept in memory, across all key groups, so that callers may refer to them later (`previous_response_id`, `item_reference`) on routes whose provider keeps nothing; the least recently used go first (default 64 MiB; 0 keeps none).',
+      ),
+    responsesStoreTtlMs: positiveInt()
+      .default(DEFAULT_SERVER_LIMITS.responsesStoreTtlMs)
+      .describe('How long a kept translated Responses answer can be referred to, in milliseconds after it was sent (default 24 hours).'),
     dataDir: z
       .string()
       .min(1)
@@ -118,6 +128,26 @@ const model = z
       .describe('Request features this model accepts (tools, images, streaming, reasoning). Default: all.'),
     description: z.string().optional().describe('Free text, shown by `check` and the models endpoint.'),
     maxOutputTokens: positiveInt().optional().describe('Largest output token count the model supports.'),
+    displayName: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Name shown for the model by clients that list models (Claude Code's model picker). Default: the model's name."),
+    contextWindow: positiveInt()
+      .optional()
+      .describe('Largest input token count the model accepts (its context window), listed by the models endpoint.'),
+    thinking: z
+      .enum(['adaptive', 'enabled'])
+      .optional()
+      .describe(
+        'How translated requests ask this Anthropic model to think: "adaptive" (`thinking: {type: "adaptive"}` with `output_config.effort`) or "enabled" (`thinking.budget_tokens`). Default: from the model name, adaptive for Claude 4.6 and later, enabled before.',
+      ),
+    countTokens: z
+      .enum(['estimate', 'off'])
+      .default('estimate')
+      .describe(
+        "How `count_tokens` is answered when the model's provider speaks neither Messages nor has its own counter: \"estimate\" counts locally; \"off\" answers 404, so that Claude Code estimates itself.",
+      ),
     fallbacks: z
       .array(z.string().min(1))
       .optional()

@@ -38,6 +38,12 @@ export interface ProviderConfig {
   readonly retries: number;
 }
 
+/** `estimate`: a local estimate; `off`: 404, so that the client estimates itself. */
+export type CountTokensMode = 'estimate' | 'off';
+
+/** Anthropic's two ways of asking for thinking: `adaptive` (with an effort) or `enabled` (with a token budget). */
+export type ThinkingStyle = 'adaptive' | 'enabled';
+
 export interface ModelConfig {
   /** The key as written: an exact name or a glob (`claude-*`, `*`). */
   readonly pattern: string;
@@ -50,6 +56,14 @@ export interface ModelConfig {
   readonly features: ReadonlySet<Feature>;
   readonly description: string | undefined;
   readonly maxOutputTokens: number | undefined;
+  /** Shown by the models endpoint instead of the name; undefined: the name. */
+  readonly displayName: string | undefined;
+  /** The model's context window, in input tokens, listed by the models endpoint. */
+  readonly contextWindow: number | undefined;
+  /** How `count_tokens` is answered when the provider has no counter of its own. */
+  readonly countTokens: CountTokensMode;
+  /** How translated requests to this Anthropic model ask for thinking; undefined: from the model name. */
+  readonly thinking?: ThinkingStyle | undefined;
   /** Models tried in order when this one fails after its retries. */
   readonly fallbacks: readonly string[];
 }
@@ -98,6 +112,10 @@ export interface ServerConfig {
   readonly maxConnections: number | undefined;
   /** Largest whole non-streamed answer, or single stream event, held in memory. */
   readonly maxResponseBytes: number;
+  /** Most bytes of translated Responses answers kept for later references (0: none). */
+  readonly responsesStoreBytes: number;
+  /** How long a kept answer can be referred to. */
+  readonly responsesStoreTtlMs: number;
   /** Where the gateway keeps its own files; undefined: the default (storage/data-dir.ts). */
   readonly dataDir?: string | undefined;
   /** Host names accepted besides loopback ones when listening on loopback, lowercase. */

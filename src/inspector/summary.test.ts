@@ -83,6 +83,16 @@ describe('summaryOfRecord', () => {
     expect(summaryOfJson(JSON.parse(JSON.stringify(exchangeJson(r))))).toEqual(live);
   });
 
+  it("takes the session and agent from the record, captured or not, and a recording says the same", () => {
+    const r = { ...codexStream(), sessionId: 'cc-sess', agentId: 'explore-1', parentAgentId: 'main' };
+    const live = summaryOfRecord(r, false);
+    // The record's session header wins over the body's prompt_cache_key.
+    expect(live).toMatchObject({ sessionId: 'cc-sess', agentId: 'explore-1', parentAgentId: 'main' });
+    expect(summaryOfJson(JSON.parse(JSON.stringify(exchangeJson(r))))).toEqual(live);
+    const uncaptured = summaryOfRecord({ ...r, exchange: undefined }, false);
+    expect(uncaptured).toMatchObject({ sessionId: 'cc-sess', agentId: 'explore-1', parentAgentId: 'main' });
+  });
+
   it('marks a running exchange pending and skips what is not known yet', () => {
     const r = codexStream();
     const s = summaryOfRecord({ ...r, status: undefined, usage: undefined } as unknown as RequestRecord, true);

@@ -15,6 +15,7 @@ type Facts = Pick<
   RequestRecord,
   | 'id' | 'method' | 'path' | 'keyGroup' | 'keyName' | 'keyId' | 'model' | 'provider' | 'upstreamModel' | 'protocol'
   | 'upstreamProtocol' | 'stream' | 'status' | 'durationMs' | 'ttfbMs' | 'usage' | 'warnings' | 'error' | 'aborted'
+  | 'agentId' | 'parentAgentId'
 >;
 
 const round = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms * 10) / 10);
@@ -31,6 +32,8 @@ function common(r: Facts, time: number, headers: HeaderBag, pending: boolean): E
     method: r.method,
     path: r.path,
     ...(client ? { client } : {}),
+    ...(r.agentId !== undefined ? { agentId: r.agentId } : {}),
+    ...(r.parentAgentId !== undefined ? { parentAgentId: r.parentAgentId } : {}),
     ...(r.keyGroup !== undefined ? { keyGroup: r.keyGroup } : {}),
     ...(keyName !== undefined ? { keyName } : {}),
     ...(r.model !== undefined ? { model: r.model } : {}),
@@ -56,8 +59,9 @@ export function summaryOfRecord(r: RequestRecord, pending: boolean): ExchangeSum
   const x = r.exchange;
   const headers: HeaderBag = x?.requestHeaders ?? (r.userAgent ? { 'user-agent': r.userAgent } : {});
   const base = common(r, r.startedAt, headers, pending);
-  if (!x) return base;
-  const sessionId = sessionFromHeaders(x.requestHeaders) ?? promptCacheKey(x.request);
+  // The record keeps the session header even when no exchange is captured.
+  if (!x) return r.sessionId !== undefined ? { ...base, sessionId: r.sessionId } : base;
+  const sessionId = r.sessionId ?? sessionFromHeaders(x.requestHeaders) ?? promptCacheKey(x.request);
   const ttftMs = r.stream && !pending ? firstTokenMs(clientResponse(x)) : undefined;
   const truncated = x.request.truncated || x.response.truncated || x.attempts.some((a) => a.body.truncated || a.response.truncated);
   return {
@@ -72,7 +76,7 @@ export function summaryOfRecord(r: RequestRecord, pending: boolean): ExchangeSum
 export function summaryOfJson(j: ExchangeJson): ExchangeSummary {
   const headers = j.request?.headers ?? (j.userAgent ? { 'user-agent': j.userAgent } : {});
   const base = common(j, Date.parse(j.time), headers, false);
-  const sessionId = sessionFromHeaders(headers) ?? sessionFromBody(j.request?.body.json);
+  const sessionId = j.sessionId ?? sessionFromHeaders(headers) ?? sessionFromBody(j.request?.body.json);
   const events = j.response?.body.events;
   const first = j.stream && events ? events.find((e) => carriesToken(typeof e.data === 'string' ? e.data : JSON.stringify(e.data))) : undefined;
   const bodies = [j.request?.body, j.response?.body, ...(j.attempts ?? []).flatMap((a) => [a.body, a.response])];

@@ -60,6 +60,9 @@ export interface ExchangeJson {
   readonly protocol?: Protocol;
   readonly upstreamProtocol?: Protocol;
   readonly userAgent?: string;
+  readonly sessionId?: string;
+  readonly agentId?: string;
+  readonly parentAgentId?: string;
   readonly keyGroup?: string;
   readonly keyId?: string;
   readonly keyName?: string;
@@ -98,6 +101,9 @@ export function recordFacts(r: RequestRecord, time: string): RecordFacts {
     method: r.method,
     path: r.path,
     userAgent: r.userAgent,
+    sessionId: r.sessionId,
+    agentId: r.agentId,
+    parentAgentId: r.parentAgentId,
     protocol: r.protocol,
     keyGroup: r.keyGroup,
     keyId: r.keyId,

@@ -55,6 +55,8 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   const route = formatRoute(r);
   if (route) line += ` ${c.yellow(`via ${printable(route)}`)}`;
   if (r.keyGroup) line += ` ${c.magenta(printable(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`))}`;
+  // A subagent's requests interleave with its session's: the line says whose they are.
+  if (r.agentId) line += ` ${c.gray(`agent ${printable(r.agentId)}`)}`;
   if (r.durationMs !== undefined) line += ` ${c.yellow(formatDuration(r.durationMs))}`;
   if (r.stream && r.ttfbMs !== undefined) line += ` ${c.gray(`ttfb ${formatDuration(r.ttfbMs)}`)}`;
   const tokens = formatTokens(r.usage);

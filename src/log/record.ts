@@ -14,6 +14,11 @@ export interface RequestRecord {
   /** The protocol spoken upstream (differs from `protocol` when translated). */
   upstreamProtocol?: Protocol | undefined;
   userAgent?: string | undefined;
+  /** The client's conversation (Claude Code's `x-claude-code-session-id`, Codex's `session-id`), escaped and capped. */
+  sessionId?: string | undefined;
+  /** The Claude Code subagent that sent the request (`x-claude-code-agent-id`), and the agent that started it. */
+  agentId?: string | undefined;
+  parentAgentId?: string | undefined;
   keyGroup?: string | undefined;
   /** Non-secret key id (digest prefix) and optional label. */
   keyId?: string | undefined;
@@ -65,6 +70,9 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     method,
     path,
     userAgent: undefined,
+    sessionId: undefined,
+    agentId: undefined,
+    parentAgentId: undefined,
     protocol: undefined,
     keyGroup: undefined,
     keyId: undefined,

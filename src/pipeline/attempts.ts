@@ -17,6 +17,7 @@ import { deadline } from './deadlines.js';
 import { attemptAnswered, attemptFailed, attemptStarted, routeChosen, upstreamChunk } from './events.js';
 import type { ModelRequest } from './model-request.js';
 import { prepare, type Prepared } from './prepare.js';
+import { withReferences } from './references.js';
 import { readText } from './relay/answer-body.js';
 import type { RelayContext } from './relay/context.js';
 import { relay } from './relay/relay.js';
@@ -67,7 +68,10 @@ function armDeadline(ctx: RequestContext, ms: number): void {
 
 type Outcome = 'done' | { readonly failure: unknown; readonly attempts: number };
 
-async function tryRoute(r: ModelRequest, route: Route): Promise<Outcome> {
+async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
+  // A translated route sends the history a Responses caller refers to by id; a 400 names an id not held.
+  const resolving = route.plan.translator ? withReferences(asked) : asked;
+  const r = resolving instanceof Promise ? await resolving : resolving;
   const { ctx, controller } = r;
   const { record } = ctx;
   const provider = route.provider;
@@ -141,7 +145,7 @@ class Outgoing implements UpstreamRequest {
     private readonly prepared: Prepared,
   ) {
     this.protocol = prepared.protocol;
-    this.operation = request.operation;
+    this.operation = prepared.operation;
     this.headers = prepared.headers;
     this.body = prepared.body;
     this.abort = request.controller;

@@ -11,6 +11,7 @@ import type { Logger } from '../log/logger.js';
 import type { RequestRecord } from '../log/record.js';
 import type { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
+import type { ResponsesStore } from '../responses-store/store.js';
 import type { ReasoningSeal } from '../translate/common/reasoning-seal.js';
 import type { Deadline } from './deadlines.js';
 import { pathOf } from './endpoints.js';
@@ -56,6 +57,8 @@ export interface HandlerDeps {
   readonly listening: { loopback: boolean };
   /** Seals reasoning that travels through a caller in a form the upstream cannot read (keyed by the install secret). */
   readonly seal: ReasoningSeal;
+  /** Translated Responses answers kept for later references, shared by every config generation. */
+  readonly responses: ResponsesStore;
 }
 
 /** What the whole gateway carries at once, across config reloads: model requests in progress, and bytes held in memory. */

@@ -36,6 +36,12 @@ export function pathOf(url: string | undefined): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
 }
 
+/** The query string's parameters (the models list pages with them). */
+export function queryOf(url: string | undefined): URLSearchParams {
+  const q = url?.indexOf('?') ?? -1;
+  return new URLSearchParams(q === -1 ? '' : url!.slice(q + 1));
+}
+
 export function endpointOf(method: string | undefined, path: string): Endpoint {
   const entry = gatewayOwn.get(path) ?? callEntry(path);
   if (entry) {

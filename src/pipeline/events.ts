@@ -12,6 +12,7 @@ import type { GatewayKey } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
 import { newRecord, type RequestRecord, type Try } from '../log/record.js';
+import { printable } from '../log/terminal-text.js';
 import type { Protocol, RequestInfo, Usage } from '../protocols/types.js';
 
 /** Where a handler's records come from: their ids, and how much of each exchange to capture (0: none). */
@@ -33,9 +34,35 @@ export function requestStarted(req: IncomingMessage, path: string, source: Recor
   const record = newRecord(source.newId(), Date.now(), performance.now(), req.method ?? '?', path);
   const ua = req.headers['user-agent'];
   if (ua) record.userAgent = ua;
+  clientIds(record, req.headers);
   const limit = source.captureLimit();
   if (limit > 0) record.exchange = newExchange(req.headers, limit);
   return record;
+}
+
+/** Longest session or agent id kept: real ones are UUIDs or short names; longer ones are cut. */
+export const CLIENT_ID_LIMIT = 128;
+
+/** Codex names its session header both ways. */
+const SESSION_HEADERS = ['x-claude-code-session-id', 'session-id', 'session_id'] as const;
+
+/** A header's first value, cut and escaped: the caller chooses these bytes, and the log and the inspector show them. */
+function clientId(value: string | string[] | undefined): string | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v ? printable(v.length > CLIENT_ID_LIMIT ? v.slice(0, CLIENT_ID_LIMIT) : v) : undefined;
+}
+
+/** The conversation and the agent the client says a request belongs to, so that subagents group under their session. */
+function clientIds(record: RequestRecord, headers: IncomingMessage['headers']): void {
+  for (const name of SESSION_HEADERS) {
+    const id = clientId(headers[name]);
+    if (id) {
+      record.sessionId = id;
+      break;
+    }
+  }
+  record.agentId = clientId(headers['x-claude-code-agent-id']);
+  record.parentAgentId = clientId(headers['x-claude-code-parent-agent-id']);
 }
 
 /** The endpoint says which protocol the caller speaks (a guess for `/v1/models`, from its headers). */

@@ -14,7 +14,6 @@ import { assertNever } from '../assert-never.js';
 import { authenticationFailed, GatewayError } from '../errors.js';
 import { printable, printableLines } from '../log/terminal-text.js';
 import { renderError } from '../protocols/errors.js';
-import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import type { ProtocolModule } from '../protocols/protocol.js';
 import { likelyProtocol, protocols } from '../protocols/registry.js';
 import type { KeyStyle } from '../protocols/types.js';
@@ -25,12 +24,12 @@ import { closeAfterResponse, sendJson } from '../server/respond.js';
 import { hasLimits, leavePlace, takePlace } from './admit.js';
 import { abortIfLeft, runAttempts } from './attempts.js';
 import { bodyTree } from './body-tree.js';
+import { answerCount } from './count-tokens.js';
 import { type GatewayState, type HandlerDeps, RequestContext, type Served } from './context.js';
 import { endpointOf, listedPaths, pathOf, type Endpoint } from './endpoints.js';
 import {
   answerBody,
   answerHead,
-  answeredLocally,
   bodyParsed,
   bodyRead,
   keyIdentified,
@@ -164,7 +163,7 @@ async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<v
   ctx.place = place;
   ctx.cleanups.push(leavePlace);
   // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
-  if (endpoint.operation === 'create' && hasLimits(group)) {
+  if (endpoint.operation !== 'count_tokens' && hasLimits(group)) {
     // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
     const admitting = place.admit(group);
     // A client that left while the store decided gets no body read and no upstream call.
@@ -177,7 +176,9 @@ async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<v
   if (expectsContinue(req) && !res.headersSent) res.writeContinue();
   const raw = await readBody(req, server.maxBodyBytes, budget);
   const request = afterBody(ctx, endpoint, raw);
-  if (request) await runAttempts(request);
+  // A promise is a count answered without the attempts (count-tokens.ts).
+  if (request instanceof Promise) await request;
+  else if (request) await runAttempts(request);
 }
 
 /**
@@ -185,7 +186,7 @@ async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<v
  * of its own so that the parsed body is not a local of `callModel`, kept alive while the request
  * is forwarded: only the ModelRequest's BodyTree holds it, and passthrough releases it.
  */
-function afterBody(ctx: RequestContext, endpoint: CallEndpoint, raw: Buffer): ModelRequest | undefined {
+function afterBody(ctx: RequestContext, endpoint: CallEndpoint, raw: Buffer): ModelRequest | Promise<void> | undefined {
   const { record, state } = ctx;
   const { protocol, operation, params } = endpoint;
   const group = ctx.group!;
@@ -196,13 +197,9 @@ function afterBody(ctx: RequestContext, endpoint: CallEndpoint, raw: Buffer): Mo
   const body = bodyTree(raw, json as Record<string, unknown>);
   const ask = { state, group, protocol, operation, info, body };
   const primary = primaryRoute(ask);
-  if (operation === 'create') checkGroupCaps(group, protocol, body.get());
-  // Counting tokens needs no upstream when the provider does not speak Messages: it cannot count.
-  if (operation === 'count_tokens' && primary.plan.translator) {
-    answeredLocally(record, primary.target.provider.id);
-    sendJson(ctx.res, 200, { input_tokens: estimateInputTokens(body.get()) }, { 'x-model-gateway-token-estimate': 'true' }, record);
-    return undefined;
-  }
+  if (operation !== 'count_tokens') checkGroupCaps(group, protocol, body.get());
+  // A provider that does not speak Messages has no Messages counter: see count-tokens.ts.
+  if (operation === 'count_tokens' && primary.plan.translator) return answerCount(ctx, { caller: protocol, route: primary, body: body.get() });
   checkServable(ask, primary);
 
   // A client that left while its body was read or checked gets no upstream call at all.

@@ -5,20 +5,24 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
+import { compactingTranslator } from '../compact/translator.js';
 import { protocols } from '../protocols/registry.js';
-import type { Protocol } from '../protocols/types.js';
+import type { Operation, Protocol } from '../protocols/types.js';
 import { providerKind } from '../providers/kinds.js';
 import type { Route } from '../routing/route.js';
 import { addNumberField } from '../translate/add-field.js';
 import type { TranslateContext } from '../translate/ir.js';
 import { renameModel } from '../translate/rename-model.js';
 import type { ModelRequest } from './model-request.js';
+import { keeping } from './references.js';
 import type { Translation } from './relay/context.js';
 
 /** What goes upstream on a route: the protocol, headers and bytes, and how to bring the answer back. */
 export interface Prepared {
   /** The upstream protocol. */
   readonly protocol: Protocol;
+  /** The upstream operation: the caller's on passthrough; a translated request is always a create. */
+  readonly operation: Operation;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
   /** The translated request; undefined for passthrough, which sends the caller's own. */
@@ -42,14 +46,18 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
       ? Buffer.from(JSON.stringify({ ...stripped.body, model: target.upstreamModel }))
       : renameModel(r.raw, json, target.upstreamModel, r.modelAt);
     const warnings = stripped ? [`${stripped.dropped} thinking block(s) sealed for another provider`] : undefined;
-    const passed = { protocol, headers, json: undefined, translation: undefined, warnings };
+    const passed = { protocol, operation: r.operation, headers, json: undefined, translation: undefined, warnings };
     if (cap === undefined) return { ...passed, body: renamed };
     const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
     return { ...passed, body: addNumberField(renamed, json, field, cap, target.upstreamModel) };
   }
-  const ctx = translateContext(r, route);
   const callerBody = cap === undefined ? r.body.get() : { ...r.body.get(), [outputCapField(r.protocol, 'translated')]: cap };
-  const json = plan.translator.request(callerBody, ctx);
+  // A Responses answer the caller may refer to later is stored (src/responses-store).
+  const keep = keeping(r, callerBody);
+  const ctx = translateContext(r, route, keep !== undefined);
+  // A compaction the upstream protocol does not offer is performed by the gateway with the model (src/compact).
+  const translator = r.operation === 'compact' ? compactingTranslator(plan.translator) : plan.translator;
+  const json = translator.request(callerBody, ctx);
   const callerHeaders: Record<string, string> = { 'x-model-gateway-translated': `${r.protocol}->${protocol}` };
   if (ctx.warnings.length > 0) {
     // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
@@ -57,23 +65,27 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
   }
   return {
     protocol,
+    // count_tokens on a translated route is answered locally (handle.ts): what is sent is a create.
+    operation: 'create',
     headers,
     body: Buffer.from(JSON.stringify(json)),
     json,
-    translation: { translator: plan.translator, ctx, callerBody, stream: r.info.stream, headers: callerHeaders },
+    translation: { translator, ctx, callerBody, stream: r.info.stream, headers: callerHeaders, keep },
     warnings: ctx.warnings,
   };
 }
 
-function translateContext(r: ModelRequest, route: Route): TranslateContext {
+function translateContext(r: ModelRequest, route: Route, stored: boolean): TranslateContext {
   const { target } = route;
   return {
+    ...(stored ? { stored: true } : {}),
     ...(route.dropReasoning ? { reasoningUnsupported: true } : {}),
     caller: r.protocol,
     upstream: route.plan.upstreamProtocol,
     requestedModel: r.info.model,
     upstreamModel: target.upstreamModel,
     ...(target.model.maxOutputTokens !== undefined ? { maxOutputTokens: target.model.maxOutputTokens } : {}),
+    ...(target.model.thinking !== undefined ? { thinkingStyle: target.model.thinking } : {}),
     upstreamDialect: providerKind(target.provider.type).dialect,
     now: Date.now,
     newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,

@@ -9,8 +9,11 @@ export type Feature = (typeof FEATURES)[number];
 /** The error-body family a protocol renders errors in. */
 export type ErrorFamily = 'openai' | 'anthropic';
 
-/** What a request asks of a model: a response, or (Messages) a count of its input tokens. */
-export type Operation = 'create' | 'count_tokens';
+/**
+ * What a request asks of a model: a response, (Messages) a count of its input tokens, or
+ * (Responses) a compaction of a conversation into the items that replace it.
+ */
+export type Operation = 'create' | 'count_tokens' | 'compact';
 
 /** How a protocol's callers present their key: `Authorization: Bearer`, or Anthropic's `x-api-key` first, then Bearer. */
 export type KeyStyle = 'bearer' | 'anthropic';

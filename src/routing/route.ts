@@ -107,7 +107,8 @@ function routeTo(ask: RouteAsk, name: string): Route {
     if (table.size < NAMES_PER_TABLE) table.set(name, route);
   }
   const { group, info } = ask;
-  authorizeFeatures(group, route.target.model, name, ask.operation === 'create' ? info.features : [], route.dropReasoning ? REASONING : NONE);
+  // Counting tokens uses no feature: it generates nothing.
+  authorizeFeatures(group, route.target.model, name, ask.operation !== 'count_tokens' ? info.features : [], route.dropReasoning ? REASONING : NONE);
   return route;
 }
 

@@ -14,11 +14,14 @@ import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { LimitStore } from '../limits/limit-store.js';
+import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
+import type { ResponsesStore } from '../responses-store/store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
 import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
 import { createHandler } from '../pipeline/handle.js';
+import { acceptWebSockets } from '../websocket/upgrade.js';
 import { type GatewayState, type HandlerDeps, type Mount, newServerLoad, type RequestObserver } from '../pipeline/context.js';
 
 export interface GatewayOptions {
@@ -44,6 +47,10 @@ export interface GatewayOptions {
    * restart). Default: a random key for this gateway.
    */
   readonly sealKey?: Buffer;
+  /** Where translated Responses answers are kept for later references; default: this process's memory. */
+  readonly responsesStore?: ResponsesStore;
+  /** How long a WebSocket connection may stay silent between responses; default: websocket/upgrade.ts. */
+  readonly webSocketIdleMs?: number;
 }
 
 export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
@@ -110,6 +117,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     authFailures: newAuthThrottle(),
     listening: { loopback: false },
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
+    responses: options.responsesStore ?? createMemoryResponsesStore(),
   };
 
   const generation = (config: Config): Generation => {
@@ -132,7 +140,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   let idle: (() => void) | undefined;
   // Node checks the two client timeouts on this interval (default 30 s, which would let a stuck client linger).
   // A missing Host is refused by the handler, in the caller's error shape rather than Node's bare 400.
-  const server = createServer({ connectionsCheckingInterval: 1000, requireHostHeader: false }, (req, res) => {
+  /** Serves one request: a POST, or a message of a WebSocket connection standing for one (websocket/wire.ts). */
+  const dispatch = (req: IncomingMessage, res: ServerResponse) => {
     // The generation is fixed here, so a reload mid-request cannot change what serves it.
     const gen = current;
     const socket = req.socket;
@@ -149,7 +158,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       inFlight--;
       if (inFlight === 0) idle?.();
     });
-  });
+  };
+  const server = createServer({ connectionsCheckingInterval: 1000, requireHostHeader: false }, dispatch);
   // Connections that say nothing, and how many may be open (see connections.ts).
   const maxConnections = defaultMaxConnections();
   const connectionSettings = (config: Config) => ({
@@ -175,6 +185,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Without this listener Node answers `Expect: 100-continue` itself, before the request is routed and
   // its key checked; the handler sends `100 Continue` once it is ready to read the body.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => server.emit('request', req, res));
+  // The Responses API's WebSocket transport, checked like a POST and served by `dispatch` message by message.
+  const webSockets = acceptWebSockets(server, {
+    deps,
+    config: () => current.state.config,
+    dispatch,
+    connections,
+    ...(options.webSocketIdleMs !== undefined ? { idleMs: options.webSocketIdleMs } : {}),
+  });
 
   return {
     server,
@@ -213,6 +231,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     async close(graceMs = 5000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // Upgraded connections are no longer the HTTP server's to close; their running responses end as a client's leaving does.
+      webSockets.closeAll();
       if (inFlight > 0) {
         await new Promise<void>((resolve) => {
           idle = resolve;

@@ -253,6 +253,12 @@ export type BlockDelta =
    * so it cannot ride on the block start. Replaces the block's `encrypted`.
    */
   | { readonly type: 'encrypted'; readonly encrypted: string }
+  /**
+   * The block's OpenRouter-style `reasoning_details` entries, whole: Chat streams them in pieces
+   * keyed by index, so the decoder gives them once they are complete (before the block stops).
+   * Replaces the block's `details`.
+   */
+  | { readonly type: 'details'; readonly details: readonly Json[] }
   /** A piece of the tool call's arguments JSON (or custom input text). */
   | { readonly type: 'arguments'; readonly text: string };
 
@@ -277,6 +283,11 @@ export interface TranslateContext {
   readonly upstreamModel: string;
   /** The model's configured output limit, for targets that require one (Messages). */
   readonly maxOutputTokens?: number;
+  /**
+   * How an Anthropic upstream model is asked to think (`adaptive` with an effort, or `enabled` with a
+   * budget), when its configuration says; undefined: from the model name (`messages/codec/thinking-style.ts`).
+   */
+  readonly thinkingStyle?: 'adaptive' | 'enabled';
   /** `openai` speaks today's OpenAI dialect (`max_completion_tokens`); `compatible` servers get the older, more widely supported one (`max_tokens`). */
   readonly upstreamDialect: 'openai' | 'anthropic' | 'compatible';
   /** Clock (ms) and id source, injected so tests are deterministic. */
@@ -297,6 +308,11 @@ export interface TranslateContext {
    * the seals callers send back (`common/reasoning-seal.ts`). Absent: such reasoning is dropped.
    */
   readonly seal?: ReasoningSeal;
+  /**
+   * The answer is stored by the gateway for later references (a Responses caller's `previous_response_id`,
+   * `item_reference`): the caller's response id is made unique, and the answer says `store: true`.
+   */
+  readonly stored?: boolean;
 }
 
 /** A tool as the caller named it: what an upstream tool name maps back to. */

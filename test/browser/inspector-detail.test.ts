@@ -216,4 +216,38 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it("groups Claude Code's subagents under their session", async () => {
+    const { page, context, errors } = await signedIn();
+    const session = 'cc-session-agents-1';
+    const agents: Record<string, string>[] = [{}, { 'x-claude-code-agent-id': 'explore-7', 'x-claude-code-parent-agent-id': 'main-1' }, {}];
+    for (const agent of agents) {
+      const res = await call(`${gw.url}/v1/messages`, {
+        headers: {
+          'x-api-key': GATEWAY_KEY,
+          'anthropic-version': '2023-06-01',
+          'content-type': 'application/json',
+          'user-agent': 'claude-cli/2.1.330 (external, cli)',
+          'x-claude-code-session-id': session,
+          ...agent,
+        },
+        body: JSON.stringify({ model: 'claude-test', max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await page.click('a[data-tab="sessions"]');
+    const row = page.locator(`tr.session[data-session="${session}"]`);
+    await expect.poll(async () => (await row.locator('td').nth(2).textContent()) ?? '').toBe('3');
+    expect(await row.locator('td').nth(1).textContent()).toBe('Claude Code 2.1.330 · 1 subagent');
+    expect(await row.locator('td').nth(1).locator('span').getAttribute('title')).toBe('explore-7 (from main-1): 1 request(s)');
+    expect(await row.locator('.bar').count()).toBe(3);
+    expect(await row.locator('.bar.subagent').count()).toBe(1);
+    expect(await row.locator('.bar').nth(1).getAttribute('title')).toContain('subagent explore-7');
+
+    // The subagent's exchange says whose it is.
+    await row.locator('.bar').nth(1).click();
+    await expect.poll(async () => (await page.locator('body').textContent()) ?? '').toContain('subagent explore-7, started by main-1');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

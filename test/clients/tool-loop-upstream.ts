@@ -24,8 +24,8 @@ const answer = (content: Ir.AssistantPart[], stopReason: Ir.StopReason, usage: I
 });
 
 /**
- * The call alone, no text before it: `@ai-sdk/openai`'s Responses model stores by default and sends earlier text back
- * as an `item_reference`, which a translated route has nothing to resolve against (README, "Vercel AI SDK").
+ * The call alone, no text before it (earlier text that `@ai-sdk/openai`'s Responses model sends back as an
+ * `item_reference` is tested in test/e2e/responses-store.test.ts).
  */
 export const toolCallAnswer = answer(
   [{ type: 'tool_call', id: WEATHER_CALL.id, name: WEATHER_CALL.name, kind: 'function', arguments: JSON.stringify(WEATHER_CALL.input) }],

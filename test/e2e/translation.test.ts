@@ -127,7 +127,7 @@ describe('Messages callers', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers['x-model-gateway-token-estimate']).toBe('true');
-    expect((res.json as { input_tokens: number }).input_tokens).toBe(101);
+    expect((res.json as { input_tokens: number }).input_tokens).toBe(115);
     expect(upstream.received).toHaveLength(0);
   });
 });
@@ -206,7 +206,6 @@ describe('Responses callers', () => {
   });
 
   it.each([
-    ['previous_response_id', { previous_response_id: 'resp_1' }],
     ['conversation', { conversation: 'conv_1' }],
     ['conversation', { conversation: { id: 'conv_1' } }],
     ['background', { background: true }],

@@ -44,6 +44,8 @@ const CONFIG = {
   providers: { echo: { type: 'echo' } },
   models: {
     echo: { provider: 'echo' },
+    // An exact name, for Claude Code's model discovery (globs are not listed).
+    'claude-echo': { provider: 'echo', displayName: 'Echo through the gateway' },
     'claude-*': { provider: 'echo' },
     'gpt-*': { provider: 'echo' },
   },
@@ -59,6 +61,8 @@ interface LogEntry {
   path: string;
   status?: number;
   userAgent?: string;
+  /** Claude Code's X-Claude-Code-Session-Id, as the gateway recorded it. */
+  sessionId?: string;
   model?: string;
   provider?: string;
   keyGroup?: string;
@@ -293,6 +297,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     for (const e of posted) {
       expect(e).toMatchObject({ path: '/v1/messages', status: 200, provider: 'echo', keyGroup: 'dev' });
       expect(e.userAgent).toBe(`claude-cli/${claudeVersion} (external, sdk-cli)`);
+      expect(e.sessionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
       const headers = e.request?.headers ?? {};
       expect(headers['anthropic-version']).toBe('2023-06-01');
       expect(headers[auth]).toBeDefined();
@@ -321,6 +326,40 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       expect(result).toMatchObject({ subtype: 'success', is_error: false, result: 'say hi with a bearer token' });
       const lines = await newLines(native, linesBefore, 1);
       expectClaudeTraffic(lines, await newEntries(native, entriesBefore, lines.length), 1, 'authorization');
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "Claude Code with model discovery on reads the gateway's model list and keeps the claude-named models",
+    async () => {
+      const { gw } = native;
+      const home = freshDir('claude-home');
+      const entriesBefore = entryCount(native);
+      // Discovery is non-essential traffic: CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC would turn it off.
+      const run = await runClient(claudeBin, ['-p', 'say hi', '--output-format', 'json'], {
+        cwd: freshDir('claude-project'),
+        env: {
+          ...baseEnv(home),
+          ANTHROPIC_BASE_URL: gw.url,
+          ANTHROPIC_AUTH_TOKEN: KEY,
+          CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY: '1',
+          DISABLE_TELEMETRY: '1',
+          DISABLE_AUTOUPDATER: '1',
+        },
+      });
+      expect(run.code, `claude exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
+      const entries = await newEntries(native, entriesBefore, 2);
+      const listed = entries.find((e) => e.method === 'GET' && e.path === '/v1/models');
+      expect(listed, JSON.stringify(entries.map((e) => `${e.method} ${e.path} ${e.status}`))).toMatchObject({ status: 200, protocol: 'messages' });
+      expect(listed!.request?.headers['anthropic-version']).toBe('2023-06-01');
+      // What Claude Code kept for its picker: ids that start with claude, with their display names.
+      const cacheFile = join(home, '.claude', 'cache', 'gateway-models.json');
+      const until = Date.now() + 5_000;
+      while (!existsSync(cacheFile) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { baseUrl: string; models: { id: string; display_name?: string }[] };
+      expect(cached.baseUrl).toBe(gw.url);
+      expect(cached.models).toEqual([{ id: 'claude-echo', display_name: 'Echo through the gateway' }]);
     },
     TEST_TIMEOUT_MS,
   );
@@ -356,7 +395,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
 
   // ---------------------------------------------------------------- Codex
 
-  async function codex(prompt: string, g: Gw = native) {
+  /** `websockets`: the provider sets `supports_websockets`, so Codex speaks the Responses API over a WebSocket. */
+  async function codex(prompt: string, g: Gw = native, { websockets = false } = {}) {
     const { gw } = g;
     const linesBefore = gw.lines().length;
     const entriesBefore = entryCount(g);
@@ -372,12 +412,15 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
         `base_url = "${gw.url}/v1"`,
         'env_key = "MODEL_GATEWAY_API_KEY"',
         'wire_api = "responses"',
+        ...(websockets ? ['supports_websockets = true'] : []),
         '',
       ].join('\n'),
     );
+    // Codex falls back to HTTP without a word when the WebSocket fails: its own log says which it used.
+    const logs = websockets ? { RUST_LOG: 'codex_api::endpoint::responses_websocket=info' } : {};
     const run = await runClient(codexBin, ['exec', '--skip-git-repo-check', prompt], {
       cwd: freshDir('codex-project'),
-      env: { ...baseEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },
+      env: { ...baseEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY, ...logs },
     });
     expect(run.code, `codex exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
     return { run, linesBefore, entriesBefore };
@@ -628,6 +671,25 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     },
     TEST_TIMEOUT_MS,
   );
+
+  for (const via of [undefined, 'chat', 'messages'] as const) {
+    it(
+      `Codex with supports_websockets runs exec_command over a WebSocket${via ? ` through an echo that speaks only ${via}` : ''}`,
+      async () => {
+        const g = via ? only[via] : native;
+        const { run, linesBefore } = await codex('echo hello exec_command', g, { websockets: true });
+        expect(run.stderr).toMatch(/connected to Responses WebSocket status=101/);
+        expect(run.stderr).not.toMatch(/falling back to HTTP|fallback to HTTP/i);
+        expect(run.stdout).toMatch(/Output:\nhello exec_command\n/);
+        // The warm-up (generate: false) is answered by the gateway itself; the two turns are logged as POSTs are.
+        const lines = await newLines(g, linesBefore, 2);
+        expect(lines, lines.join('\n')).toHaveLength(2);
+        const tag = via ? `\\[responses→${via}\\] ` : '';
+        for (const line of lines) expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/responses gpt-5-codex → echo/gpt-5-codex ${tag}dev:${KEY_ID} `));
+      },
+      TEST_TIMEOUT_MS,
+    );
+  }
 
   it(
     'Codex exec through an echo that speaks only Messages: Responses → Messages and back',

@@ -77,6 +77,27 @@ describe('groupSessions', () => {
     expect(s!.cacheBreaks).toBe(1);
   });
 
+  it("groups a session's subagents under it, and follows each agent's cache on its own", () => {
+    const list = [
+      summary('s', { inputTokens: 10_000, cacheWriteTokens: 9_000 }),
+      // A subagent's prompt shares nothing with the main agent's: its first read is no break.
+      summary('s', { inputTokens: 3_000, cacheWriteTokens: 2_500 }, { agentId: 'explore-1', parentAgentId: 'main' }),
+      summary('s', { inputTokens: 10_400, cachedTokens: 9_000, cacheWriteTokens: 1_000 }),
+      summary('s', { inputTokens: 3_200, cachedTokens: 2_500, cacheWriteTokens: 500 }, { agentId: 'explore-1', parentAgentId: 'main' }),
+      summary('s', { inputTokens: 2_000, cacheWriteTokens: 1_800 }, { agentId: 'plan-2' }),
+      // The subagent's prefix changed: a break of its own.
+      summary('s', { inputTokens: 3_300, cachedTokens: 0, cacheWriteTokens: 3_000 }, { agentId: 'explore-1', parentAgentId: 'main' }),
+    ];
+    const [s] = groupSessions(list);
+    expect(s!.requests).toBe(6);
+    expect(s!.points.map((p) => p.cacheBreak)).toEqual([false, false, false, false, false, true]);
+    expect(s!.points.map((p) => p.agentId)).toEqual([undefined, 'explore-1', undefined, 'explore-1', 'plan-2', 'explore-1']);
+    expect(s!.agents).toEqual([
+      { id: 'explore-1', parentAgentId: 'main', requests: 3 },
+      { id: 'plan-2', requests: 1 },
+    ]);
+  });
+
   it('orders sessions by their latest request, and has no hit rate without usage', () => {
     const old = summary('old', undefined, { time: 10 });
     const recent = summary('recent', undefined, { time: 20 });

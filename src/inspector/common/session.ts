@@ -3,7 +3,10 @@
  * sends (Claude Code's `x-claude-code-session-id`, Codex's `session-id` header and its
  * `prompt_cache_key`), with the prompt-cache figures that show whether caching works:
  * a prompt change that breaks the cached prefix shows as a request that reads much
- * less from the cache than the one before it had cached.
+ * less from the cache than the one before it had cached. Claude Code's subagents send
+ * their session's id and their own agent id: they are grouped under the session, and
+ * each agent's cache is followed on its own (a subagent's prompt shares no prefix with
+ * the main agent's, so comparing across them would show breaks that are not there).
  */
 import { header, type HeaderBag } from './client.js';
 import type { ExchangeSummary } from './types.js';
@@ -27,6 +30,8 @@ export function sessionFromBody(body: unknown): string | undefined {
 /** One request of a session, as the cache strip draws it. */
 export interface SessionPoint {
   readonly id: string;
+  /** The subagent that sent it; undefined: the main agent. */
+  readonly agentId?: string;
   readonly time: number;
   readonly status?: number;
   readonly inputTokens: number;
@@ -36,6 +41,13 @@ export interface SessionPoint {
   readonly uncached: number;
   /** This request read much less from the cache than the previous one had cached: the prefix changed (or expired). */
   readonly cacheBreak: boolean;
+}
+
+/** A subagent of a session, and the agent that started it (undefined: the main agent). */
+export interface SessionAgent {
+  readonly id: string;
+  readonly parentAgentId?: string;
+  readonly requests: number;
 }
 
 export interface SessionStats {
@@ -53,6 +65,8 @@ export interface SessionStats {
   /** Cache reads as a share of all input tokens; undefined without usage. */
   readonly hitRate?: number;
   readonly cacheBreaks: number;
+  /** Subagents, in the order they first sent a request. */
+  readonly agents: readonly SessionAgent[];
   /** Oldest first. */
   readonly points: readonly SessionPoint[];
 }
@@ -82,9 +96,16 @@ export function sessionStats(id: string, exchanges: readonly ExchangeSummary[]):
   const points: SessionPoint[] = [];
   const models = new Set<string>();
   let outputTokens = 0;
-  let previousCached: number | undefined;
+  /** What each agent's previous request cached, by agent id ('' for the main agent). */
+  const previousCached = new Map<string, number>();
+  const agents = new Map<string, { id: string; parentAgentId?: string; requests: number }>();
   for (const s of sorted) {
     if (s.model) models.add(s.model);
+    if (s.agentId !== undefined) {
+      const agent = agents.get(s.agentId) ?? { id: s.agentId, ...(s.parentAgentId !== undefined ? { parentAgentId: s.parentAgentId } : {}), requests: 0 };
+      agent.requests++;
+      agents.set(s.agentId, agent);
+    }
     const u = s.usage;
     // Exchanges that carry no usage (errors, count_tokens) count as requests but draw no bar.
     if (!u || u.inputTokens === undefined) continue;
@@ -92,9 +113,12 @@ export function sessionStats(id: string, exchanges: readonly ExchangeSummary[]):
     const inputTokens = u.inputTokens;
     const cacheRead = u.cachedTokens ?? 0;
     const cacheWrite = u.cacheWriteTokens ?? 0;
-    const cacheBreak = previousCached !== undefined && previousCached > 0 && cacheRead < previousCached * BREAK_RATIO;
+    const agentKey = s.agentId ?? '';
+    const before = previousCached.get(agentKey);
+    const cacheBreak = before !== undefined && before > 0 && cacheRead < before * BREAK_RATIO;
     points.push({
       id: s.id,
+      ...(s.agentId !== undefined ? { agentId: s.agentId } : {}),
       time: s.time,
       ...(s.status !== undefined ? { status: s.status } : {}),
       inputTokens,
@@ -103,7 +127,7 @@ export function sessionStats(id: string, exchanges: readonly ExchangeSummary[]):
       uncached: Math.max(0, inputTokens - cacheRead - cacheWrite),
       cacheBreak,
     });
-    previousCached = cacheRead + cacheWrite;
+    previousCached.set(agentKey, cacheRead + cacheWrite);
   }
   const sum = (f: (p: SessionPoint) => number) => points.reduce((n, p) => n + f(p), 0);
   const inputTokens = sum((p) => p.inputTokens);
@@ -123,6 +147,7 @@ export function sessionStats(id: string, exchanges: readonly ExchangeSummary[]):
     uncached: sum((p) => p.uncached),
     ...(inputTokens > 0 ? { hitRate: cacheRead / inputTokens } : {}),
     cacheBreaks: points.filter((p) => p.cacheBreak).length,
+    agents: [...agents.values()],
     points,
   };
 }

@@ -25,6 +25,9 @@ export interface ExchangeSummary {
   readonly path: string;
   readonly client?: ClientInfo;
   readonly sessionId?: string;
+  /** The Claude Code subagent that sent it (none: the main agent), and the agent that started that one. */
+  readonly agentId?: string;
+  readonly parentAgentId?: string;
   readonly keyGroup?: string;
   /** The key's name, else its non-secret id. */
   readonly keyName?: string;

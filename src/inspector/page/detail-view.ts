@@ -113,6 +113,7 @@ function facts(s: ExchangeSummary, x: ExchangeJson): HTMLElement {
     ['Time', dateTime(s.time)],
     ['Client', s.client?.label ?? x.userAgent ?? '—'],
     ['Session', s.sessionId ?? '—'],
+    ['Agent', s.agentId ? `subagent ${s.agentId}${s.parentAgentId ? `, started by ${s.parentAgentId}` : ''}` : s.sessionId ? 'main' : '—'],
     ['Key', s.keyGroup ? `${s.keyGroup}:${s.keyName ?? '?'}` : '—'],
     ['Model', s.model ? `${s.model} → ${s.provider ?? '?'}/${s.upstreamModel ?? s.model}` : '—'],
     ['Route', s.translated ? h('span', { class: 'translated' }, `translated ${s.protocol} → ${s.upstreamProtocol}`) : s.protocol ? `native ${s.protocol}` : '—'],

@@ -57,7 +57,7 @@ function row(s: SessionStats): HTMLElement {
     'tr',
     { class: 'session', 'data-session': s.id },
     h('td', { title: s.id }, h('a', { href: '#/', onclick: showExchanges }, s.id.length > 13 ? `${s.id.slice(0, 13)}…` : s.id)),
-    h('td', null, s.client ?? ''),
+    h('td', null, s.client ?? '', agentsNote(s)),
     h('td', { class: 'num' }, s.requests),
     h('td', { class: 'num' }, clock(s.last)),
     h('td', { class: 'num' }, tokens(s.inputTokens)),
@@ -72,6 +72,13 @@ function row(s: SessionStats): HTMLElement {
     ),
     h('td', null, strip(s.points)),
   );
+}
+
+/** How many subagents a session ran; the title lists them, each with the agent that started it. */
+function agentsNote(s: SessionStats): HTMLElement | null {
+  if (s.agents.length === 0) return null;
+  const title = s.agents.map((a) => `${a.id}${a.parentAgentId ? ` (from ${a.parentAgentId})` : ''}: ${a.requests} request(s)`).join('\n');
+  return h('span', { class: 'muted', title }, ` · ${s.agents.length} subagent${s.agents.length === 1 ? '' : 's'}`);
 }
 
 /** One bar per request, its three parts in proportion to that request's input. */
@@ -90,9 +97,9 @@ function strip(points: readonly SessionPoint[]): HTMLElement {
       return h(
         'a',
         {
-          class: `bar${p.cacheBreak ? ' break' : ''}`,
+          class: `bar${p.cacheBreak ? ' break' : ''}${p.agentId !== undefined ? ' subagent' : ''}`,
           href: `#/x/${encodeURIComponent(p.id)}`,
-          title: `${clock(p.time)} · input ${p.inputTokens} · read ${p.cacheRead} · written ${p.cacheWrite} · uncached ${p.uncached}${p.cacheBreak ? ' · cache break' : ''}`,
+          title: `${clock(p.time)}${p.agentId !== undefined ? ` · subagent ${p.agentId}` : ''} · input ${p.inputTokens} · read ${p.cacheRead} · written ${p.cacheWrite} · uncached ${p.uncached}${p.cacheBreak ? ' · cache break' : ''}`,
         },
         part('read', p.cacheRead),
         part('write', p.cacheWrite),

@@ -7,6 +7,7 @@ import { GatewayError } from '../../errors.js';
 import type { RequestRecord } from '../../log/record.js';
 import type { Protocol } from '../../protocols/types.js';
 import type { AbortState } from '../../providers/abort.js';
+import type { Keeping } from '../../responses-store/keep.js';
 import type { Provider } from '../../providers/types.js';
 import type { TranslateContext } from '../../translate/ir.js';
 import type { Translator } from '../../translate/translator.js';
@@ -20,6 +21,8 @@ export interface Translation {
   readonly stream: boolean;
   /** Gateway headers for the caller (what was translated, what was dropped). */
   readonly headers: Record<string, string>;
+  /** Where the answer is stored once it has ended, for later references (Responses callers); undefined: not stored. */
+  readonly keep: Keeping | undefined;
 }
 
 export interface RelayContext {

@@ -7,6 +7,7 @@ import type { GatewayError } from '../../errors.js';
 import type { Usage } from '../../protocols/types.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
 import type { UpstreamResponse } from '../../providers/types.js';
+import { keepFromStream, type Keeping } from '../../responses-store/keep.js';
 import { createSseDecoder } from '../../sse/parse.js';
 import type { StreamTranslation } from '../../translate/translator.js';
 import type { RelayContext, Translation } from './context.js';
@@ -27,7 +28,7 @@ class Translated implements StreamTransform {
   constructor(
     readonly headers: Record<string, string>,
     private readonly stream: StreamTranslation,
-    private readonly providerId: string,
+    private readonly about: { readonly providerId: string; readonly keep: Keeping | undefined },
   ) {}
 
   push(events: Buffer): string {
@@ -37,6 +38,8 @@ class Translated implements StreamTransform {
     } catch (err) {
       return out + this.untranslatable(err);
     }
+    // Stored before it goes out, so the caller's next request finds it.
+    if (this.about.keep && this.stream.finished) keepFromStream(this.about.keep, out);
     return out;
   }
 
@@ -51,8 +54,10 @@ class Translated implements StreamTransform {
       return out + this.untranslatable(err);
     }
     // The translation's end() closes an unfinished stream with the caller's error frame itself.
-    if (!this.stream.finished) this.broken = `Provider '${this.providerId}' ended the stream before it was complete.`;
-    return out + this.stream.end();
+    if (!this.stream.finished) this.broken = `Provider '${this.about.providerId}' ended the stream before it was complete.`;
+    const last = out + this.stream.end();
+    if (this.about.keep && this.stream.finished) keepFromStream(this.about.keep, last);
+    return last;
   }
 
   fail(err: GatewayError): string {
@@ -72,11 +77,11 @@ class Translated implements StreamTransform {
 
   private untranslatable(err: unknown): string {
     this.broken = `translation failed: ${err instanceof Error ? err.message : String(err)}`;
-    return this.stream.fail(`The gateway could not translate the stream from provider '${this.providerId}'.`);
+    return this.stream.fail(`The gateway could not translate the stream from provider '${this.about.providerId}'.`);
   }
 }
 
 export function translatedStream(ctx: RelayContext, upstream: UpstreamResponse, t: Translation): StreamTransform {
   const headers = translatedHeaders(upstream, t, 'text/event-stream; charset=utf-8');
-  return new Translated(headers, t.translator.stream(t.ctx, t.callerBody), ctx.provider.id);
+  return new Translated(headers, t.translator.stream(t.ctx, t.callerBody), { providerId: ctx.provider.id, keep: t.keep });
 }

@@ -10,6 +10,7 @@ import { protocols } from '../../protocols/registry.js';
 import { decodeUtf8 } from '../../protocols/decode-utf8.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
 import type { UpstreamResponse } from '../../providers/types.js';
+import { keepFromStream, keepResponse } from '../../responses-store/keep.js';
 import { readAll } from './answer-body.js';
 import { answerBody, answerHead, answerIsUpstream, upstreamChunk, usageRead } from '../events.js';
 import { contentTypeOf, type RelayContext, type Translation } from './context.js';
@@ -63,9 +64,11 @@ export async function translateWhole(ctx: RelayContext, upstream: UpstreamRespon
     if (t.stream) {
       // Asked to stream, answered in one piece (some servers do): replay it as the caller's stream.
       out = t.translator.responseAsStream(json, t.ctx, t.callerBody);
+      if (t.keep) keepFromStream(t.keep, out);
       contentType = 'text/event-stream; charset=utf-8';
     } else {
       const translated = t.translator.response(json, t.ctx, t.callerBody);
+      if (t.keep) keepResponse(t.keep, translated);
       usageRead(record, protocols[ctx.protocol].usage(translated));
       out = JSON.stringify(translated);
       contentType = 'application/json';

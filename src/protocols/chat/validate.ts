@@ -2,12 +2,12 @@
  * Chat Completions: the shallow checks and the features a request uses.
  * @see docs/protocols.md, "Chat request fields"
  */
-import type { RequestInfo, RequestLimits } from '../types.js';
+import type { Operation, RequestInfo, RequestLimits } from '../types.js';
 import { checkCap, lengthOf, readStream, requireMessages, requireModel, requireObjectBody, countParts } from '../shallow.js';
 import { featuresOf } from '../features.js';
 import { CHAT_FEATURES } from './features.js';
 
-export function inspectChatRequest(body: unknown, _operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo {
+export function inspectChatRequest(body: unknown, _operation: Operation, limits: RequestLimits): RequestInfo {
   const json = requireObjectBody(body);
   const model = requireModel(json);
   const messages = requireMessages(json, limits);

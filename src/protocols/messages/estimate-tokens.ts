@@ -1,16 +1,31 @@
 /**
- * A local token estimate for `count_tokens` when the model's provider cannot
- * count (it does not speak Messages). Roughly four characters a token for text,
- * tool definitions and tool calls; a fixed cost per image (Anthropic bills about
- * width × height / 750, ~1,600 for a typical screenshot) and per PDF page-sized
- * chunk of a document. It must be fast: Claude Code sends dozens at once.
+ * A local token estimate for `count_tokens` when the model's provider cannot count (it does not
+ * speak Messages, and has no counter of its own). Prose and code, and JSON (tool definitions,
+ * tool calls), run at different lengths per token, so each has its ratio, set against the o200k
+ * tokenizer on the client fixtures (estimate-tokens.test.ts holds the estimate to a band of that
+ * count, a little above rather than below: a low count makes Claude Code compact too late). A
+ * fixed cost per message (its role and framing), per image (Anthropic bills about
+ * width × height / 750, ~1,600 for a typical screenshot) and per PDF page-sized chunk of a
+ * document. It must be fast: Claude Code sends dozens at once.
  */
 import { isObject } from '../shallow.js';
 
-const CHARS_PER_TOKEN = 4;
+/** Prose and code: o200k runs at about 3.5–4.5 characters a token; the low end keeps the count from falling short. */
+const TEXT_CHARS_PER_TOKEN = 3.6;
+/** JSON (tool schemas, tool call arguments): longer runs of punctuation and keys, about 4.3 characters a token. */
+const JSON_CHARS_PER_TOKEN = 4.2;
+/** A message's role and the framing around it. */
+const MESSAGE_TOKENS = 3;
 const IMAGE_TOKENS = 1600;
 /** A PDF page is ~1,500–3,000 tokens and ~50–100 KB of base64; one token per ~40 base64 characters. */
 const BASE64_CHARS_PER_TOKEN = 40;
+
+/** What a request holds, by kind, as it is counted. */
+interface Tally {
+  text: number;
+  json: number;
+  tokens: number;
+}
 
 /**
  * About the length of `JSON.stringify(value)` (escapes not counted), without building the string,
@@ -43,47 +58,58 @@ export function jsonLength(value: unknown): number {
   }
 }
 
-function countBlock(block: unknown): number {
-  if (typeof block === 'string') return block.length;
-  if (!isObject(block)) return 0;
+function countBlock(block: unknown, t: Tally): void {
+  if (typeof block === 'string') {
+    t.text += block.length;
+    return;
+  }
+  if (!isObject(block)) return;
   switch (block.type) {
     case 'text':
-      return typeof block.text === 'string' ? block.text.length : 0;
+      if (typeof block.text === 'string') t.text += block.text.length;
+      return;
     case 'thinking':
-      return typeof block.thinking === 'string' ? block.thinking.length : 0;
+      if (typeof block.thinking === 'string') t.text += block.thinking.length;
+      return;
     case 'image':
-      return IMAGE_TOKENS * CHARS_PER_TOKEN;
+      t.tokens += IMAGE_TOKENS;
+      return;
     case 'document': {
       const source = isObject(block.source) ? block.source : {};
-      if (typeof source.data === 'string') {
-        return source.type === 'text' ? source.data.length : (source.data.length / BASE64_CHARS_PER_TOKEN) * CHARS_PER_TOKEN;
-      }
-      return IMAGE_TOKENS * CHARS_PER_TOKEN;
+      if (typeof source.data !== 'string') t.tokens += IMAGE_TOKENS;
+      else if (source.type === 'text') t.text += source.data.length;
+      else t.tokens += source.data.length / BASE64_CHARS_PER_TOKEN;
+      return;
     }
     case 'tool_use':
-      return jsonLength(block.input ?? {}) + (typeof block.name === 'string' ? block.name.length : 0);
+      t.json += jsonLength(block.input ?? {});
+      if (typeof block.name === 'string') t.text += block.name.length;
+      return;
     case 'tool_result':
-      return countContent(block.content);
+      countContent(block.content, t);
+      return;
     default:
-      return jsonLength(block);
+      t.json += jsonLength(block);
   }
 }
 
-function countContent(content: unknown): number {
-  if (typeof content === 'string') return content.length;
-  if (!Array.isArray(content)) return 0;
-  let n = 0;
-  for (const block of content) n += countBlock(block);
-  return n;
+function countContent(content: unknown, t: Tally): void {
+  if (typeof content === 'string') t.text += content.length;
+  else if (Array.isArray(content)) for (const block of content) countBlock(block, t);
 }
 
 export function estimateInputTokens(body: Readonly<Record<string, unknown>>): number {
-  let chars = countContent(body.system);
+  const t: Tally = { text: 0, json: 0, tokens: 0 };
+  countContent(body.system, t);
   if (Array.isArray(body.messages)) {
-    for (const m of body.messages) if (isObject(m)) chars += countContent(m.content) + 4;
+    for (const m of body.messages) {
+      if (!isObject(m)) continue;
+      countContent(m.content, t);
+      t.tokens += MESSAGE_TOKENS;
+    }
   }
   if (Array.isArray(body.tools)) {
-    for (const tool of body.tools) chars += jsonLength(tool);
+    for (const tool of body.tools) t.json += jsonLength(tool);
   }
-  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+  return Math.max(1, Math.ceil(t.text / TEXT_CHARS_PER_TOKEN + t.json / JSON_CHARS_PER_TOKEN + t.tokens));
 }

@@ -42,7 +42,7 @@ export const messages: ProtocolModule = {
   streamEnds: STREAM_ENDS.messages,
   errorFamily: 'anthropic',
   codec: messagesCodec,
-  upstreamPath: (operation) => (operation === 'create' ? ['messages'] : ['messages', 'count_tokens']),
+  upstreamPath: (operation) => (operation === 'create' ? ['messages'] : operation === 'count_tokens' ? ['messages', 'count_tokens'] : undefined),
   upstreamHeaders: { forward: ['anthropic-version', 'anthropic-beta'], defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
   // `max_tokens` is required, so a key group's cap never needs adding.
   asks: { outputTokens: ['max_tokens'] },

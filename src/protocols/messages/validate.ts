@@ -3,12 +3,12 @@
  * @see docs/protocols.md, "Messages request fields"
  */
 import { invalidRequest } from '../../errors.js';
-import type { RequestInfo, RequestLimits } from '../types.js';
+import type { Operation, RequestInfo, RequestLimits } from '../types.js';
 import { checkCap, lengthOf, readStream, requireMessages, requireModel, requireObjectBody, countParts } from '../shallow.js';
 import { featuresOf } from '../features.js';
 import { MESSAGES_FEATURES } from './features.js';
 
-export function inspectMessagesRequest(body: unknown, operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo {
+export function inspectMessagesRequest(body: unknown, operation: Operation, limits: RequestLimits): RequestInfo {
   const json = requireObjectBody(body);
   const model = requireModel(json);
   const messages = requireMessages(json, limits);

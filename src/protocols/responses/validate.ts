@@ -3,7 +3,7 @@
  * @see docs/protocols.md, "Responses request fields"
  */
 import { invalidRequest } from '../../errors.js';
-import type { RequestInfo, RequestLimits } from '../types.js';
+import type { Operation, RequestInfo, RequestLimits } from '../types.js';
 import { checkCap, isObject, lengthOf, readStream, requireModel, requireObjectBody, countParts } from '../shallow.js';
 import { featuresOf } from '../features.js';
 import { RESPONSES_FEATURES } from './features.js';
@@ -16,15 +16,17 @@ function countTools(tools: unknown): number {
   return n;
 }
 
-export function inspectResponsesRequest(body: unknown, _operation: 'create' | 'count_tokens', limits: RequestLimits): RequestInfo {
+export function inspectResponsesRequest(body: unknown, operation: Operation, limits: RequestLimits): RequestInfo {
   const json = requireObjectBody(body);
   const model = requireModel(json);
   const input = json.input;
-  if (input === undefined) throw invalidRequest('Missing required parameter: `input`.', 'input');
-  if (typeof input !== 'string' && !Array.isArray(input)) {
+  // A compaction may name its conversation by `previous_response_id` alone.
+  if (input === undefined && operation !== 'compact') throw invalidRequest('Missing required parameter: `input`.', 'input');
+  if (input !== undefined && typeof input !== 'string' && !Array.isArray(input)) {
     throw invalidRequest('`input` must be a string or an array of input items.', 'input');
   }
-  const stream = readStream(json);
+  // A compaction is answered in one piece: the endpoint has no stream.
+  const stream = operation === 'compact' ? false : readStream(json);
 
   const items = Array.isArray(input) ? input : [];
   checkCap(Array.isArray(input) ? input.length : 1, limits, 'maxMessages', 'input', (n) => `\`input\` has ${n} items`);

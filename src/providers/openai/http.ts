@@ -16,3 +16,15 @@ export function openAiModels(config: ProviderConfig, hooks: HttpHooks = openAiHt
   const credential = config.apiKey ? hooks.credential(config.apiKey) : {};
   return { url: urlUnder(config.baseUrl, 'models'), headers: { ...config.headers, ...credential } };
 }
+
+/**
+ * OpenAI's own API: the same, and its input-token counter for a Responses count (count-tokens.ts),
+ * which servers that copy the API do not have.
+ */
+export const openAiOwnHttp: HttpHooks = {
+  ...openAiHttp,
+  url: (config, call) =>
+    call.protocol === 'responses' && call.operation === 'count_tokens'
+      ? urlUnder(config.baseUrl, 'responses', 'input_tokens')
+      : openAiHttp.url(config, call),
+};

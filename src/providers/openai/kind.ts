@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { httpUrl } from '../../config/provider-fields.js';
 import { createHttpProvider } from '../http.js';
 import { defineKind } from '../kind.js';
-import { openAiHttp, openAiModels } from './http.js';
+import { openAiModels, openAiOwnHttp } from './http.js';
 
 const BASE_URL = 'https://api.openai.com/v1';
 
@@ -19,5 +19,5 @@ export const openai = defineKind({
   baseUrl: (entry) => entry.baseUrl ?? BASE_URL,
   describe: { where: (config) => config.baseUrl, credential: 'Authorization: Bearer', keyRequiredBy: 'OpenAI' },
   models: (config) => openAiModels(config),
-  create: (config, deps) => createHttpProvider(config, openAiHttp, deps),
+  create: (config, deps) => createHttpProvider(config, openAiOwnHttp, deps),
 });

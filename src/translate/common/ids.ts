@@ -6,5 +6,7 @@ import type { TranslateContext } from '../ir.js';
  */
 export function callerResponseId(prefix: string, id: string, ctx: TranslateContext): string {
   if (id === '') return ctx.newId(prefix);
-  return id.startsWith(prefix) ? id : `${prefix}${id}`;
+  const kept = id.startsWith(prefix) ? id : `${prefix}${id}`;
+  // A stored answer is found by its id, and some servers repeat theirs (a small random number): it gets a fresh part.
+  return ctx.stored ? ctx.newId(`${kept}_`) : kept;
 }

@@ -33,6 +33,7 @@ export function responseToEvents(res: Ir.Response): Ir.StreamEvent[] {
         }
         if (part.text) events.push({ type: 'block_delta', index, delta: { type: 'reasoning', text: part.text } });
         if (part.signature) events.push({ type: 'block_delta', index, delta: { type: 'signature', signature: part.signature } });
+        if (part.details !== undefined) events.push({ type: 'block_delta', index, delta: { type: 'details', details: part.details } });
         break;
       }
       case 'tool_call':
@@ -120,6 +121,7 @@ export function accumulateEvents(events: readonly Ir.StreamEvent[]): Ir.Response
         }
         else if (d.type === 'signature' && part.type === 'reasoning') part.signature = (part.signature ?? '') + d.signature;
         else if (d.type === 'encrypted' && part.type === 'reasoning') part.encrypted = d.encrypted;
+        else if (d.type === 'details' && part.type === 'reasoning') part.details = d.details;
         else if (d.type === 'arguments' && part.type === 'tool_call') part.arguments += d.text;
         else throw new Error(`${d.type} delta on a ${part.type} block`);
         break;

@@ -23,6 +23,10 @@ export interface SealedReasoning {
   readonly details?: readonly Json[];
   /** The text was the upstream's reasoning summary, not its reasoning. */
   readonly summary?: boolean;
+  /** Anthropic's signature over the thinking (for a caller whose protocol has no field for it: Chat). */
+  readonly signature?: string;
+  /** Anthropic's redacted thinking, likewise. */
+  readonly redacted?: string;
 }
 
 export interface ReasoningSeal {
@@ -38,6 +42,8 @@ interface Payload {
   i?: string;
   d?: readonly Json[];
   s?: 1;
+  g?: string;
+  r?: string;
 }
 
 export function reasoningSeal(key: Buffer): ReasoningSeal {
@@ -49,6 +55,8 @@ export function reasoningSeal(key: Buffer): ReasoningSeal {
         ...(carried.id !== undefined ? { i: carried.id } : {}),
         ...(carried.details !== undefined ? { d: carried.details } : {}),
         ...(carried.summary ? { s: 1 as const } : {}),
+        ...(carried.signature !== undefined ? { g: carried.signature } : {}),
+        ...(carried.redacted !== undefined ? { r: carried.redacted } : {}),
       };
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${PREFIX}${encoded}.${mac(encoded, text).toString('base64url')}`;
@@ -72,6 +80,8 @@ export function reasoningSeal(key: Buffer): ReasoningSeal {
         ...(typeof payload.i === 'string' ? { id: payload.i } : {}),
         ...(Array.isArray(payload.d) ? { details: payload.d } : {}),
         ...(payload.s === 1 ? { summary: true } : {}),
+        ...(typeof payload.g === 'string' ? { signature: payload.g } : {}),
+        ...(typeof payload.r === 'string' ? { redacted: payload.r } : {}),
       };
     },
   };

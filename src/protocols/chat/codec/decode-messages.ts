@@ -15,6 +15,8 @@ import { invalidRequest } from '../../../errors.js';
 import type { AssistantPart, Message, TextPart, ToolKind, ToolResultPart, TranslateContext } from '../../../translate/ir.js';
 import { decodeTextContent, decodeUserContent } from './decode-content.js';
 import { isObject, obj, objects, str, warn, type Json } from './read.js';
+import { readDetails } from './reasoning-details.js';
+import { openDetails } from './sealed-details.js';
 import { append } from '../../../translate/common/append.js';
 
 export interface DecodedMessages {
@@ -70,7 +72,12 @@ function decodeAssistant(m: Json, state: State): AssistantPart[] {
   const parts: AssistantPart[] = [];
   // Not an OpenAI field: DeepSeek, vLLM and others return `reasoning_content` (OpenRouter `reasoning`), and clients send it back.
   const reasoning = str(m.reasoning_content) ?? str(m.reasoning);
-  if (reasoning) parts.push({ type: 'reasoning', text: reasoning });
+  // OpenRouter clients send `reasoning_details` back as they got them; the gateway's own entries hold
+  // reasoning `reasoning_content` cannot (sealed-details.ts), whose text it then only repeats.
+  const details = readDetails(m.reasoning_details);
+  const opened = details ? openDetails(details, state.ctx) : undefined;
+  if (opened?.sealed) append(parts, opened.parts);
+  else if (reasoning || details) parts.push({ type: 'reasoning', text: reasoning ?? '', ...(details ? { details } : {}) });
   if (typeof m.content === 'string') {
     if (m.content !== '') parts.push({ type: 'text', text: m.content });
   } else {

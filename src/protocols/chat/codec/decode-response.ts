@@ -9,6 +9,7 @@ import { GatewayError } from '../../../errors.js';
 import type { AssistantPart, Response, TranslateContext } from '../../../translate/ir.js';
 import { stopReasonFromChat } from './finish-reasons.js';
 import { arr, isObject, num, obj, objects, str, warn, type Json } from './read.js';
+import { readDetails } from './reasoning-details.js';
 import { callerToolCall } from './tool-calls.js';
 import { chatUsageObject, usageFromChat } from './usage.js';
 
@@ -23,7 +24,9 @@ function contentText(content: unknown): string {
 function messageParts(message: Json, ctx: TranslateContext): AssistantPart[] {
   const parts: AssistantPart[] = [];
   const reasoning = str(message.reasoning_content) ?? str(message.reasoning);
-  if (reasoning) parts.push({ type: 'reasoning', text: reasoning });
+  // OpenRouter's `reasoning_details` hold what the model needs back (encrypted data, signatures), beside the text.
+  const details = readDetails(message.reasoning_details);
+  if (reasoning || details) parts.push({ type: 'reasoning', text: reasoning ?? '', ...(details ? { details } : {}) });
   const text = contentText(message.content);
   if (text !== '') parts.push({ type: 'text', text });
   const refusal = str(message.refusal);

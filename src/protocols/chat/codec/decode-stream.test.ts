@@ -36,7 +36,7 @@ function decode(pieces: readonly Buffer[], c = ctx()): Ir.StreamEvent[] {
   return [...events.flatMap((e) => dec.push(e)), ...dec.end()];
 }
 
-const PAIRS = ['openai-text', 'openai-parallel-tools', 'interleaved-tools', 'deepseek-reasoning', 'ollama-max-tokens', 'openai-refusal'];
+const PAIRS = ['openai-text', 'openai-parallel-tools', 'interleaved-tools', 'deepseek-reasoning', 'ollama-max-tokens', 'openai-refusal', 'openrouter-reasoning-details'];
 
 describe('decodeStream and decodeResponse agree on recorded-style exchanges', () => {
   it.each(PAIRS)('%s', (name) => {
@@ -104,6 +104,33 @@ describe('decoded content', () => {
       { type: 'text', text: '1, 2, 3,' },
     ]);
     expect(ollama.stopReason).toBe('max_tokens');
+  });
+
+  it("reasoning_details (OpenRouter) stay whole on the reasoning part: streamed pieces joined by index, signature and encrypted data kept", () => {
+    const details = [
+      { type: 'reasoning.text', text: 'The user wants the weather in Paris.', signature: 'EqQBCkgIBxABGAIqQKkSig', format: 'anthropic-claude-v1', index: 0 },
+      { type: 'reasoning.encrypted', data: 'RWdJQ0FUR0FQUQ==', format: 'anthropic-claude-v1', index: 1 },
+    ];
+    expect(parse('openrouter-reasoning-details').content).toEqual([
+      { type: 'reasoning', text: 'The user wants the weather in Paris.', details },
+      { type: 'text', text: "I'll look it up." },
+      { type: 'tool_call', id: 'toolu_01A', name: 'get_weather', kind: 'function', arguments: '{"city":"Paris"}' },
+    ]);
+    const events = decode([fixture('openrouter-reasoning-details.sse')]);
+    // Given once, whole, just before the reasoning block stops.
+    const at = events.findIndex((e) => e.type === 'block_delta' && e.delta.type === 'details');
+    expect(events[at]).toEqual({ type: 'block_delta', index: 0, delta: { type: 'details', details } });
+    expect(events[at + 1]).toEqual({ type: 'block_stop', index: 0 });
+    expect(events.filter((e) => e.type === 'block_delta' && e.delta.type === 'details')).toHaveLength(1);
+  });
+
+  it('reasoning_details without reasoning text still open a reasoning block', () => {
+    const entry = { type: 'reasoning.encrypted', data: 'b3BhcXVl', id: 'rs_9', format: 'openai-responses-v1', index: 0 };
+    const r = chatCodec.decodeResponse({ choices: [{ index: 0, message: { role: 'assistant', content: 'Hi.', reasoning_details: [entry] }, finish_reason: 'stop' }] }, ctx());
+    expect(r.content).toEqual([
+      { type: 'reasoning', text: '', details: [entry] },
+      { type: 'text', text: 'Hi.' },
+    ]);
   });
 
   it('refusal', () => {

@@ -15,6 +15,7 @@ import type { StopReason, StreamEvent, TranslateContext, Usage } from '../../../
 import type { StreamDecoder } from '../../../translate/types.js';
 import { stopReasonFromChat } from './finish-reasons.js';
 import { isObject, num, obj, objects, parseJson, str, type Json } from './read.js';
+import { readDetails } from './reasoning-details.js';
 import { createBlockWriter, type ToolFragment } from './stream-blocks.js';
 import { chatUsageObject, usageFromChat } from './usage.js';
 
@@ -67,6 +68,9 @@ export function decodeStream(ctx: TranslateContext): StreamDecoder {
     // Not OpenAI fields: `reasoning_content` (DeepSeek, vLLM), `reasoning` (OpenRouter, Ollama).
     const reasoning = str(d.reasoning_content) ?? str(d.reasoning);
     if (reasoning) blocks.text('reasoning', reasoning, out);
+    // OpenRouter: the same reasoning as entries (text, summaries, encrypted data, signatures), in pieces by index.
+    const details = readDetails(d.reasoning_details);
+    if (details) blocks.details(details, out);
     if (typeof d.content === 'string') blocks.text('text', d.content, out);
     if (typeof d.refusal === 'string') blocks.text('refusal', d.refusal, out);
     for (const t of objects(d.tool_calls)) {

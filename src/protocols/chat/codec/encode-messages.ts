@@ -37,6 +37,7 @@ export const reasoningText = (p: { readonly text: string; readonly summary?: rea
 function assistantMessage(parts: readonly AssistantPart[], enc: EncodeState): Json {
   const texts: string[] = [];
   const reasoning: string[] = [];
+  const details: Json[] = [];
   const calls: Json[] = [];
   for (const p of parts) {
     switch (p.type) {
@@ -54,6 +55,8 @@ function assistantMessage(parts: readonly AssistantPart[], enc: EncodeState): Js
           warn(enc.ctx, 'reasoning history');
         }
         if (enc.compatible && reasoningText(p) !== '') reasoning.push(reasoningText(p));
+        // OpenRouter's entries go back as they came: they hold what its models check (signatures, encrypted data).
+        if (enc.compatible && p.details !== undefined) append(details, p.details);
         break;
       case 'tool_call':
         calls.push(toolCall(p, enc));
@@ -67,6 +70,7 @@ function assistantMessage(parts: readonly AssistantPart[], enc: EncodeState): Js
     content: text !== '' ? text : calls.length > 0 ? null : '',
     ...(calls.length > 0 ? { tool_calls: calls } : {}),
     ...(reasoning.length > 0 ? { reasoning_content: reasoning.join('\n\n') } : {}),
+    ...(details.length > 0 ? { reasoning_details: details } : {}),
   };
 }
 

@@ -218,6 +218,52 @@ describe('encodeRequest', () => {
     expect(warnings).toEqual(['reasoning history']);
   });
 
+  it("reasoning_details go back as they came to compatible servers (OpenRouter), beside the text; OpenAI gets neither", () => {
+    const details = [
+      { type: 'reasoning.text', text: 'plan', signature: 'EqQB', format: 'anthropic-claude-v1', index: 0 },
+      { type: 'reasoning.encrypted', data: 'b3BhcXVl', format: 'anthropic-claude-v1', index: 1 },
+    ];
+    const over: Partial<Ir.Request> = {
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: 'q' }] },
+        { role: 'assistant', content: [{ type: 'reasoning', text: 'plan', details }, { type: 'tool_call', id: 'c', name: 'f', kind: 'function', arguments: '{}' }] },
+        { role: 'user', content: [{ type: 'tool_result', callId: 'c', content: [{ type: 'text', text: 'r' }] }] },
+      ],
+    };
+    const compatible = encode(over, 'compatible');
+    expect((compatible.body.messages as Json[])[1]).toEqual({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      reasoning_content: 'plan',
+      reasoning_details: details,
+    });
+    expect(compatible.warnings).toEqual([]);
+    const openai = encode(over, 'openai');
+    expect((openai.body.messages as Json[])[1]).not.toHaveProperty('reasoning_details');
+    expect(openai.warnings).toEqual(['reasoning history']);
+  });
+
+  it('reasoning_details in a Chat caller\'s history reach the upstream unchanged', () => {
+    const details = [{ type: 'reasoning.encrypted', data: 'b3BhcXVl', id: 'rs_1', format: 'openai-responses-v1', index: 0 }];
+    const c = ctx('compatible');
+    const decoded = chatCodec.decodeRequest(
+      {
+        model: 'm',
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: null, reasoning_details: details, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+          { role: 'tool', tool_call_id: 'c', content: 'r' },
+        ],
+      },
+      c,
+    );
+    expect(decoded.messages[1]).toEqual({ role: 'assistant', content: [{ type: 'reasoning', text: '', details }, { type: 'tool_call', id: 'c', name: 'f', kind: 'function', arguments: '{}' }] });
+    const body = chatCodec.encodeRequest(decoded, c);
+    expect((body.messages as Json[])[1]).toMatchObject({ reasoning_details: details });
+    expect((body.messages as Json[])[1]).not.toHaveProperty('reasoning_content');
+  });
+
   it('tools: function (default parameters, strict only when set), custom as a function stand-in with its grammar described', () => {
     const { body, warnings } = encode({
       tools: [

@@ -2,6 +2,8 @@
  * IR → a `chat.completion` for a Chat caller.
  * - Reasoning goes in `message.reasoning_content`, the field DeepSeek and vLLM
  *   made common; clients that do not know it ignore it. It never joins `content`.
+ *   What that text cannot hold goes in `reasoning_details`: OpenRouter's own
+ *   entries as they came, or the gateway's sealed ones (sealed-details.ts).
  * - Text parts are concatenated without a separator, as a stream client
  *   concatenates deltas, so stream and non-stream answers agree.
  * - Calls of custom-kind tools come out as function calls with `{input}`
@@ -14,6 +16,7 @@ import type { AssistantPart, Response, ToolCallPart, TranslateContext } from '..
 import { customInputToArguments } from '../../../translate/common/tool-args.js';
 import { reasoningText } from './encode-messages.js';
 import { finishReasonToChat } from './finish-reasons.js';
+import { detailsOf } from './sealed-details.js';
 import type { Json } from './read.js';
 import { usageToChat } from './usage.js';
 
@@ -35,6 +38,7 @@ export function buildCompletion(response: Response, ctx: TranslateContext) {
   const text = response.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
   const refusal = response.content.flatMap((p) => (p.type === 'refusal' ? [p.text] : [])).join('');
   const reasoning = joinReasoning(response.content);
+  const details = detailsOf(response.content, ctx);
   const calls = response.content.flatMap((p) =>
     p.type === 'tool_call' ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: callArguments(p) } }] : [],
   );
@@ -51,6 +55,8 @@ export function buildCompletion(response: Response, ctx: TranslateContext) {
           content: text !== '' ? text : null,
           refusal: refusal !== '' ? refusal : null,
           ...(reasoning !== '' ? { reasoning_content: reasoning } : {}),
+          // OpenRouter-style clients (its SDK, the AI SDK provider) send these back on the next turn.
+          ...(details.length > 0 ? { reasoning_details: details } : {}),
           ...(calls.length > 0 ? { tool_calls: calls } : {}),
         },
         finish_reason: finishReasonToChat(response.stopReason),

@@ -11,6 +11,8 @@
 import type { StreamEvent, TranslateContext } from '../../../translate/ir.js';
 import { argumentsToCustomInput } from '../../../translate/common/tool-args.js';
 import { callerToolCall } from './tool-calls.js';
+import { createDetailsAccumulator, type DetailsAccumulator } from './reasoning-details.js';
+import type { Json } from './read.js';
 
 interface Call {
   id: string | undefined;
@@ -22,7 +24,9 @@ interface Call {
 }
 
 type Open =
-  | { readonly kind: 'text' | 'reasoning' | 'refusal'; readonly index: number }
+  | { readonly kind: 'text' | 'refusal'; readonly index: number }
+  /** `details`: the block's `reasoning_details` so far, given whole when it closes. */
+  | { readonly kind: 'reasoning'; readonly index: number; details?: DetailsAccumulator }
   | { readonly kind: 'tool'; readonly index: number; readonly call: Call };
 
 export interface ToolFragment {
@@ -35,6 +39,8 @@ export interface ToolFragment {
 export interface BlockWriter {
   text(kind: 'text' | 'reasoning' | 'refusal', text: string, out: StreamEvent[]): void;
   tool(fragment: ToolFragment, out: StreamEvent[]): void;
+  /** Pieces of `reasoning_details` entries: they belong to the open reasoning block (opened if need be). */
+  details(pieces: readonly Json[], out: StreamEvent[]): void;
   /** Ends the open block and emits every buffered call. */
   flush(out: StreamEvent[]): void;
   readonly hasToolCalls: boolean;
@@ -56,6 +62,9 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
       if (rest !== '') out.push({ type: 'block_delta', index: open.index, delta: { type: 'arguments', text: rest } });
       call.args = '';
       call.state = 'done';
+    }
+    if (open.kind === 'reasoning' && open.details !== undefined) {
+      out.push({ type: 'block_delta', index: open.index, delta: { type: 'details', details: open.details.entries } });
     }
     out.push({ type: 'block_stop', index: open.index });
     open = undefined;
@@ -91,16 +100,28 @@ export function createBlockWriter(ctx: TranslateContext): BlockWriter {
     }
   }
 
+  /** The open block when it is of `kind`, else a new one of that kind, whatever came before (calls included) being over. */
+  function openOf(kind: 'text' | 'reasoning' | 'refusal', out: StreamEvent[]): Open {
+    if (open?.kind === kind) return open;
+    flush(out);
+    const opened: Open = { kind, index: next++ };
+    open = opened;
+    out.push({ type: 'block_start', index: opened.index, block: { type: kind } });
+    return opened;
+  }
+
   return {
     text(kind, text, out) {
       if (text === '') return;
-      if (open?.kind !== kind) {
-        // Whatever came before (calls included) is over once another kind of content starts.
-        flush(out);
-        open = { kind, index: next++ };
-        out.push({ type: 'block_start', index: open.index, block: { type: kind } });
-      }
-      out.push({ type: 'block_delta', index: open.index, delta: { type: kind, text } });
+      const block = openOf(kind, out);
+      out.push({ type: 'block_delta', index: block.index, delta: { type: kind, text } });
+    },
+    details(pieces, out) {
+      if (pieces.length === 0) return;
+      const block = openOf('reasoning', out);
+      if (block.kind !== 'reasoning') return;
+      block.details ??= createDetailsAccumulator();
+      block.details.add(pieces);
     },
     tool(fragment, out) {
       let call = calls.get(fragment.key);

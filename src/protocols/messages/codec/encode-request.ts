@@ -10,7 +10,8 @@ import type * as Ir from '../../../translate/ir.js';
 import { encodeConversation, type Turn } from './encode-messages.js';
 import { encodeToolChoice, encodeTools } from './encode-tools.js';
 import { warn } from './read.js';
-import { MIN_THINKING_BUDGET, THINKING_BUDGETS } from './reasoning.js';
+import { effortForBudget, MIN_THINKING_BUDGET, THINKING_BUDGETS } from './reasoning.js';
+import { anthropicEffort, thinkingStyleFor } from './thinking-style.js';
 
 /**
  * `max_tokens` when neither the request nor the model's configuration gives one. Anthropic
@@ -22,16 +23,32 @@ export const DEFAULT_MAX_TOKENS = 8192;
 /** Anthropic allows at most four `cache_control` breakpoints per request. */
 const MAX_CACHE_BREAKPOINTS = 4;
 
-/** The `thinking` config, or undefined for none. The budget must be >= 1024 and below `max_tokens`. */
-function thinkingBudget(reasoning: Ir.ReasoningRequest | undefined, maxTokens: number, ctx: Ir.TranslateContext): number | undefined {
+/** What a request asks of Claude's thinking, in the form its model takes (see `thinking-style.ts`). */
+type Thinking = { readonly type: 'enabled'; readonly budget: number } | { readonly type: 'adaptive'; readonly effort: ReturnType<typeof anthropicEffort> };
+
+/** The thinking asked for, or undefined for none. A budget must be >= 1024 and below `max_tokens`. */
+function thinkingFor(reasoning: Ir.ReasoningRequest | undefined, maxTokens: number, ctx: Ir.TranslateContext): Thinking | undefined {
   if (!reasoning || reasoning.effort === 'none') return undefined;
   if (reasoning.effort === undefined && reasoning.budgetTokens === undefined) return undefined;
+  if ((ctx.thinkingStyle ?? thinkingStyleFor(ctx.upstreamModel)) === 'adaptive') {
+    const effort = reasoning.effort ?? effortForBudget(reasoning.budgetTokens ?? THINKING_BUDGETS.medium);
+    if (effort === 'none') return undefined;
+    if (effort === 'xhigh') warn(ctx, 'reasoning effort xhigh as high');
+    return { type: 'adaptive', effort: anthropicEffort(effort) };
+  }
   const wanted = reasoning.budgetTokens ?? THINKING_BUDGETS[reasoning.effort ?? 'medium'];
   if (maxTokens <= MIN_THINKING_BUDGET) {
     warn(ctx, 'thinking (max_tokens too small)');
     return undefined;
   }
-  return Math.max(MIN_THINKING_BUDGET, Math.min(wanted, maxTokens - 1));
+  return { type: 'enabled', budget: Math.max(MIN_THINKING_BUDGET, Math.min(wanted, maxTokens - 1)) };
+}
+
+/** The request's `thinking` field and what it adds to `output_config`. */
+function thinkingFields(thinking: Thinking | undefined): { thinking?: Json; effort?: Json } {
+  if (thinking === undefined) return {};
+  if (thinking.type === 'enabled') return { thinking: { type: 'enabled', budget_tokens: thinking.budget } };
+  return { thinking: { type: 'adaptive' }, effort: { effort: thinking.effort } };
 }
 
 /**
@@ -137,15 +154,17 @@ export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Js
   if (messages.length === 0) throw invalidRequest('Anthropic needs at least one user or assistant message with content.', 'messages');
   const tools = encodeTools(request.tools, ctx);
   const toolChoice = encodeToolChoice(request, ctx);
-  let budget = thinkingBudget(request.reasoning, maxTokens, ctx);
-  const conflict = budget !== undefined ? thinkingConflict(toolChoice, messages) : undefined;
+  let thinking = thinkingFor(request.reasoning, maxTokens, ctx);
+  const conflict = thinking !== undefined ? thinkingConflict(toolChoice, messages) : undefined;
   if (conflict !== undefined) {
     warn(ctx, conflict);
-    budget = undefined;
+    thinking = undefined;
   }
+  const fields = thinkingFields(thinking);
   addCacheBreakpoints(tools, system, messages, ctx);
   capCacheBreakpoints(tools, system, messages, ctx);
-  const config = outputConfig(request.responseFormat, ctx);
+  const format = outputConfig(request.responseFormat, ctx);
+  const config = format !== undefined || fields.effort !== undefined ? { ...format, ...fields.effort } : undefined;
   if (request.metadata !== undefined && Object.keys(request.metadata).length > 0) warn(ctx, 'metadata');
 
   return {
@@ -155,9 +174,9 @@ export function encodeRequest(request: Ir.Request, ctx: Ir.TranslateContext): Js
     messages,
     ...(tools.length > 0 ? { tools } : {}),
     ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
-    ...sampling(request, budget !== undefined, ctx),
+    ...sampling(request, thinking !== undefined, ctx),
     ...(request.stop !== undefined && request.stop.length > 0 ? { stop_sequences: request.stop } : {}),
-    ...(budget !== undefined ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
+    ...(fields.thinking !== undefined ? { thinking: fields.thinking } : {}),
     ...(config !== undefined ? { output_config: config } : {}),
     ...(request.user !== undefined ? { metadata: { user_id: request.user } } : {}),
     ...(request.stream ? { stream: true } : {}),

@@ -11,6 +11,7 @@
  * @see src/protocols/messages/codec/sdk.test.ts (the official SDK reads what this writes)
  */
 import type * as Ir from '../../../translate/ir.js';
+import type { Json } from '../../json.js';
 import { argumentsToObject } from '../../../translate/common/tool-args.js';
 import type { StreamEncoder } from '../../../translate/types.js';
 import { messageId, reasoningBlock, sealedOf } from './encode-response.js';
@@ -33,6 +34,8 @@ type Block =
       fromSummary: boolean;
       signature: string;
       encrypted?: string;
+      /** OpenRouter-style `reasoning_details`, known when the block ends. */
+      details?: readonly Json[];
       readonly id?: string;
     }
   | { readonly kind: 'tool'; readonly out: number; readonly custom: boolean; readonly prefix: JsonObjectPrefix; full: string };
@@ -133,6 +136,7 @@ export function createStreamEncoder(ctx: Ir.TranslateContext): StreamEncoder {
         showThinking(block, d.summaryIndex, d.text);
       } else if (d.type === 'signature') block.signature += d.signature;
       else if (d.type === 'encrypted') block.encrypted = d.encrypted;
+      else if (d.type === 'details') block.details = d.details;
     } else if (block.kind === 'tool' && d.type === 'arguments') {
       block.full += d.text;
       const accepted = block.custom ? 0 : block.prefix.push(d.text);
@@ -170,7 +174,12 @@ export function createStreamEncoder(ctx: Ir.TranslateContext): StreamEncoder {
       return;
     }
     const part = { text: b.fromSummary ? '' : b.text, ...(b.fromSummary ? { summary: [b.text] } : {}), signature: b.signature };
-    const thinking = reasoningBlock({ ...part, ...(b.encrypted !== undefined ? { encrypted: b.encrypted } : {}), ...(b.id !== undefined ? { id: b.id } : {}) }, ctx);
+    const carried = {
+      ...(b.encrypted !== undefined ? { encrypted: b.encrypted } : {}),
+      ...(b.id !== undefined ? { id: b.id } : {}),
+      ...(b.details !== undefined ? { details: b.details } : {}),
+    };
+    const thinking = reasoningBlock({ ...part, ...carried }, ctx);
     if (thinking?.type !== 'thinking') return;
     b.out = startBlock({ type: 'thinking', thinking: '', signature: '' });
     if (thinking.thinking) delta(b.out, { type: 'thinking_delta', thinking: thinking.thinking });

@@ -15,7 +15,7 @@ import { decodeInputContent } from './decode-parts.js';
 import { decodeTools } from './decode-tools.js';
 import { reasoningPart } from './decode-output.js';
 import { readEffort } from './decode-reasoning.js';
-import { fromCarrier } from './reasoning-carrier.js';
+import { fromCarrier, replayedText } from './reasoning-carrier.js';
 import { objects, str, warn } from './read.js';
 import { append } from '../../../translate/common/append.js';
 
@@ -67,10 +67,11 @@ function historicalCall(item: Json, where: string): AssistantPart {
  * A replayed reasoning item. One that carries Claude's signature (see `reasoning-carrier.ts`) gives back
  * the signed thinking block, whose text travelled as the summary.
  */
-function replayedReasoning(item: Json): ReasoningPart {
+function replayedReasoning(item: Json, ctx: TranslateContext): ReasoningPart | undefined {
   const part = reasoningPart(item);
-  const claude = part.encrypted !== undefined ? fromCarrier(part.encrypted, part.text || (part.summary ?? []).join('')) : undefined;
-  return claude ? { type: 'reasoning', ...claude } : part;
+  const carried = part.encrypted !== undefined ? fromCarrier(part.encrypted, replayedText(part), ctx) : undefined;
+  if (carried === null) return undefined;
+  return carried ? { type: 'reasoning', ...carried } : part;
 }
 
 export function decodeInput(input: unknown, ctx: TranslateContext): DecodedInput {
@@ -120,10 +121,12 @@ export function decodeInput(input: unknown, ctx: TranslateContext): DecodedInput
         started = true;
         assistant().push(historicalCall(raw, where));
         break;
-      case 'reasoning':
+      case 'reasoning': {
         started = true;
-        assistant().push(replayedReasoning(raw));
+        const part = replayedReasoning(raw, ctx);
+        if (part) assistant().push(part);
         break;
+      }
       case 'function_call_output':
       case 'custom_tool_call_output': {
         started = true;
@@ -149,8 +152,13 @@ export function decodeInput(input: unknown, ctx: TranslateContext): DecodedInput
         effort = readEffort(reasoning.effort) ?? effort;
         break;
       }
+      case 'item_reference': {
+        // The pipeline replaces references with the stored items (src/responses-store) before translating: one left names nothing held.
+        const id = str(raw.id) ?? '';
+        throw invalidRequest(`Item with id '${id}' not found.`, `${where}.id`);
+      }
       default:
-        // item_reference and compaction need OpenAI's stored state; built-in tool calls ran on OpenAI.
+        // compaction needs OpenAI's stored state; built-in tool calls ran on OpenAI.
         warn(ctx, `${String(type)} history`);
     }
   });

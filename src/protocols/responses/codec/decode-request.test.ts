@@ -106,9 +106,9 @@ describe('decodeRequest: Codex fixtures', () => {
     expect(exec.parameters).toBeUndefined();
     expect(ir.reasoning).toEqual({ effort: 'low' });
     expect(ir.parallelToolCalls).toBe(false);
-    // text.verbosity is ignored silently.
+    // text.verbosity has no field upstream: listed (decode-hints.ts).
     expect(ir.responseFormat).toBeUndefined();
-    expect(warnings).toEqual(['namespace description']);
+    expect(warnings).toEqual(['namespace description', 'text.verbosity']);
   });
 
   it('the openai SDK one-liner: string input', () => {
@@ -240,11 +240,10 @@ describe('decodeRequest: crafted input items', () => {
     ]);
   });
 
-  it('state and hosted history items are dropped with one warning per kind', () => {
+  it('compaction and hosted history items are dropped with one warning per kind', () => {
     const { ir, warnings } = decode({
       model: 'm',
       input: [
-        { type: 'item_reference', id: 'msg_old' },
         { type: 'compaction', id: 'cmp_1', encrypted_content: 'x' },
         { role: 'user', content: 'search' },
         { type: 'web_search_call', id: 'ws_1', status: 'completed', action: { type: 'search', query: 'a' } },
@@ -253,7 +252,13 @@ describe('decodeRequest: crafted input items', () => {
       ],
     });
     expect(ir.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'search' }] }]);
-    expect(warnings).toEqual(['item_reference history', 'compaction history', 'web_search_call history', 'mcp_call history']);
+    expect(warnings).toEqual(['compaction history', 'web_search_call history', 'mcp_call history']);
+  });
+
+  it('an item_reference left unresolved (the pipeline resolves those it holds) is a 400 naming the id', () => {
+    expect(() => decode({ model: 'm', input: [{ role: 'user', content: 'hi' }, { type: 'item_reference', id: 'msg_old' }] })).toThrow(
+      expect.objectContaining({ status: 400, param: 'input[1].id', message: expect.stringContaining("'msg_old'") }),
+    );
   });
 
   it('additional_tools join the tools; configuration_update sets the effort, the last one wins', () => {
@@ -345,7 +350,8 @@ describe('decodeRequest: tools and parameters', () => {
       user: 'user-123',
       metadata: { a: '1' },
     });
-    expect(warnings).toEqual(['logprobs']);
+    // store and the honoured include are not listed; the tier and the verbosity are (decode-hints.ts).
+    expect(warnings).toEqual(['logprobs', 'service_tier flex', 'text.verbosity']);
     expect(decode({ model: 'm', input: 'x', text: { format: { type: 'json_object' } } }).ir.responseFormat).toEqual({ type: 'json_object' });
   });
 

@@ -1,18 +1,20 @@
 /**
  * A Responses request body → IR request. `instructions` come first in the
  * system prompt, then leading developer/system input messages. What the IR
- * cannot carry and matters is listed in `ctx.warnings`; telemetry and state
- * hints (`store`, `include`, `client_metadata`, `service_tier`, `truncation`,
- * `text.verbosity`, …) are not translated; `prompt_cache_key` is kept for
- * upstreams that take one.
- * `previous_response_id`, `conversation` and `background: true` are refused
- * before translation (routing/route.ts, `checkServable`).
+ * cannot carry and matters is listed in `ctx.warnings`; the hints that ask
+ * nothing of the model (`store`, `include`, `client_metadata`, `service_tier`,
+ * `text.verbosity`, …) are not translated, and those whose drop matters are
+ * listed (decode-hints.ts); `prompt_cache_key` is kept for upstreams that take one.
+ * `previous_response_id` and `item_reference` items are resolved from the
+ * gateway's store before translation (src/responses-store); `conversation` and
+ * `background: true` are refused (routing/route.ts, `checkServable`).
  * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see README.md, "Translation" › "What maps to what"
  */
 import { invalidRequest } from '../../../errors.js';
 import { isObject, readStream, requireModel, type Json } from '../../shallow.js';
 import type { Request, ResponseFormat, TranslateContext } from '../../../translate/ir.js';
+import { warnDroppedHints } from './decode-hints.js';
 import { decodeInput } from './decode-input.js';
 import { decodeReasoning } from './decode-reasoning.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
@@ -63,6 +65,7 @@ export function decodeRequest(body: Json, ctx: TranslateContext): Request {
   if (num(body.top_logprobs) !== undefined) warn(ctx, 'logprobs');
   if (num(body.max_tool_calls) !== undefined) warn(ctx, 'max_tool_calls');
   if (isObject(body.prompt)) warn(ctx, 'prompt template');
+  warnDroppedHints(body, ctx);
 
   const parallelToolCalls = bool(body.parallel_tool_calls);
   const maxOutputTokens = num(body.max_output_tokens);

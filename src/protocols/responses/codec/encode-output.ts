@@ -36,11 +36,11 @@ export function reasoningItemOf(id: string, summary: readonly string[], text: st
   };
 }
 
-export function reasoningItem(id: string, part: Omit<Ir.ReasoningPart, 'type' | 'id'>, status: ItemStatus): Json {
+export function reasoningItem(id: string, part: Omit<Ir.ReasoningPart, 'type' | 'id'>, status: ItemStatus, ctx: Ir.TranslateContext): Json {
   const summary = part.summary ?? [];
   return summary.length > 0
-    ? reasoningItemOf(id, summary, part.text, carrierFor(part), status)
-    : reasoningItemOf(id, part.text ? [part.text] : [], undefined, carrierFor(part), status);
+    ? reasoningItemOf(id, summary, part.text, carrierFor(part, ctx), status)
+    : reasoningItemOf(id, part.text ? [part.text] : [], undefined, carrierFor(part, ctx), status);
 }
 
 /** A tool call item; `input`/`arguments` is the text so far (empty when the item is only added). */
@@ -69,7 +69,7 @@ export function encodeOutput(content: readonly Ir.AssistantPart[], ctx: Ir.Trans
       continue;
     }
     message = undefined;
-    items.push(part.type === 'reasoning' ? reasoningItem(reasoningId(part, ctx), part, 'completed') : toolCallItem(toolItemId(part, ctx), part, 'completed'));
+    items.push(part.type === 'reasoning' ? reasoningItem(reasoningId(part, ctx), part, 'completed', ctx) : toolCallItem(toolItemId(part, ctx), part, 'completed'));
   }
   return items;
 }

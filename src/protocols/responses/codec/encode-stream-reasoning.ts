@@ -12,6 +12,7 @@ import type { Json } from '../../shallow.js';
 import type * as Ir from '../../../translate/ir.js';
 import { reasoningItemOf, type ItemStatus } from './encode-output.js';
 import { carrierFor } from './reasoning-carrier.js';
+import type { Json as Entry } from '../../json.js';
 
 export interface ReasoningWriter {
   readonly index: number;
@@ -27,9 +28,10 @@ interface Options {
   readonly id: string;
   readonly block: Extract<Ir.BlockStart, { type: 'reasoning' }>;
   readonly frame: (type: string, fields: Json) => string;
+  readonly ctx: Ir.TranslateContext;
 }
 
-export function createReasoningWriter({ index, id, block, frame }: Options): ReasoningWriter {
+export function createReasoningWriter({ index, id, block, frame, ctx }: Options): ReasoningWriter {
   /** `summary`: the block has its own summary; `text`: its text is shown as summary part 0. Decided by the first delta. */
   let mode: 'summary' | 'text' | undefined;
   const summaries: string[] = [];
@@ -38,6 +40,7 @@ export function createReasoningWriter({ index, id, block, frame }: Options): Rea
   let textOpen = false;
   let signature = '';
   let encrypted = block.encrypted;
+  let details: readonly Entry[] | undefined;
   const at = { item_id: id, output_index: index };
 
   const item = (status: ItemStatus): Json =>
@@ -45,11 +48,18 @@ export function createReasoningWriter({ index, id, block, frame }: Options): Rea
       id,
       summaries,
       mode === 'summary' ? text : undefined,
-      carrierFor({
-        ...(encrypted !== undefined ? { encrypted } : {}),
-        ...(signature !== '' ? { signature } : {}),
-        ...(block.redacted !== undefined ? { redacted: block.redacted } : {}),
-      }),
+      carrierFor(
+        {
+          ...(encrypted !== undefined ? { encrypted } : {}),
+          ...(signature !== '' ? { signature } : {}),
+          ...(block.redacted !== undefined ? { redacted: block.redacted } : {}),
+          ...(details !== undefined ? { details } : {}),
+          // What the item shows, which a seal covers.
+          text: mode === 'summary' ? text : '',
+          summary: summaries,
+        },
+        ctx,
+      ),
       status,
     );
 
@@ -126,6 +136,9 @@ export function createReasoningWriter({ index, id, block, frame }: Options): Rea
           return '';
         case 'encrypted':
           encrypted = delta.encrypted;
+          return '';
+        case 'details':
+          details = delta.details;
           return '';
         default:
           return '';

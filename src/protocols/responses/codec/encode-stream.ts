@@ -86,7 +86,7 @@ export function encodeStream(ctx: Ir.TranslateContext, callerBody: Json): Stream
     const out = closeMessage();
     const index = items.length;
     if (block.type === 'reasoning') {
-      const writer = createReasoningWriter({ index, id: reasoningId(block, ctx), block, frame });
+      const writer = createReasoningWriter({ index, id: reasoningId(block, ctx), block, frame, ctx });
       items.push(writer.added());
       open = { kind: 'reasoning', writer };
       return out + frame('response.output_item.added', { output_index: index, item: writer.added() });

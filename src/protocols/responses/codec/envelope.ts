@@ -38,10 +38,10 @@ export function envelope(ctx: TranslateContext, callerBody: Json, f: EnvelopeFie
     model: ctx.requestedModel,
     output: f.output,
     parallel_tool_calls: given(callerBody.parallel_tool_calls, true),
-    previous_response_id: null,
+    previous_response_id: ctx.stored && typeof callerBody.previous_response_id === 'string' ? callerBody.previous_response_id : null,
     reasoning: given(callerBody.reasoning, { effort: null, summary: null }),
-    // The gateway keeps nothing, whatever the caller asked.
-    store: false,
+    // Kept only where the gateway stores it for later references (src/responses-store).
+    store: ctx.stored === true,
     temperature: given(callerBody.temperature, null),
     text: given(callerBody.text, { format: { type: 'text' } }),
     tool_choice: given(callerBody.tool_choice, 'auto'),
