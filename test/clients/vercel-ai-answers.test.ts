@@ -7,20 +7,18 @@
  * must reach the package as the protocol's error event, which it reads as an error, not a schema failure.
  */
 import { generateText, jsonSchema, streamText, tool, TypeValidationError, type LanguageModel } from 'ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
+import { describe, expect, it } from 'vitest';
+import { PROTOCOLS, } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
+import { GATEWAY_KEY, } from '../helpers/start-gateway.js';
 import { contextFor } from '../conformance/context.js';
 import { scenarios } from '../conformance/scenarios.js';
-import { answerWith, upstreams } from '../conformance/upstreams.js';
+import { answerWith, modelOn, protocolGateway, } from '../conformance/upstreams.js';
 import { aiSdkProviders } from './ai-sdk-providers.js';
 
-const modelOn = (upstream: Protocol) => `on-${upstream}`;
 
 const answer = (content: Ir.AssistantPart[], stopReason: Ir.StopReason = 'end', extra: Partial<Ir.Response> = {}): Ir.Response => ({
   id: 'up-1',
@@ -121,29 +119,14 @@ function expected(response: Ir.Response) {
 /** A schema failure names the field; anything else is reported as it is. */
 const describeError = (e: unknown) => (TypeValidationError.isInstance(e) ? `schema: ${e.message}` : String((e as Error)?.message ?? JSON.stringify(e)));
 
-let upstreamServer: FakeUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  upstreamServer = await startFakeUpstream();
-  gw = await startGateway({
-    providers: Object.fromEntries(PROTOCOLS.map((p) => [p, upstreams[p].provider(upstreamServer.url)])),
-    models: Object.fromEntries(PROTOCOLS.map((p) => [modelOn(p), { provider: p, upstreamModel: 'upstream-model' }])),
-    keyGroups: { dev: { keys: [GATEWAY_KEY] } },
-  });
-});
-afterAll(async () => {
-  await gw.close();
-  await upstreamServer.close();
-});
-beforeEach(() => upstreamServer.reset());
+const suite = protocolGateway();
 
 const CASES = aiSdkProviders.flatMap((provider) => PROTOCOLS.map((upstream) => ({ provider, upstream })));
 
 describe.each(CASES)('$provider.name ← $upstream upstream', ({ provider, upstream }) => {
   it.each(ANSWERS)('$name, whole and streamed', async ({ response }) => {
-    upstreamServer.always(answerWith(upstream, response));
-    const model = provider.model(gw.url, GATEWAY_KEY, modelOn(upstream));
+    suite.upstream.always(answerWith(upstream, response));
+    const model = provider.model(suite.gateway.url, GATEWAY_KEY, modelOn(upstream));
     const want = expected(response);
     for (const [run, read] of Object.entries(RUNS)) {
       const got = await read(model);
@@ -155,14 +138,14 @@ describe.each(CASES)('$provider.name ← $upstream upstream', ({ provider, upstr
 
   it('an upstream breaking off mid-stream reaches streamText as an error event', async () => {
     const text = answer([{ type: 'text', text: 'Half an answ' }]);
-    upstreamServer.always((req, res) => {
+    suite.upstream.always((req, res) => {
       const encoder = codecs[upstream].encodeStream({ ...contextFor(upstream), requestedModel: 'upstream-model' }, req.json as Json);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       // The start and the text block, then the connection drops.
       res.write(responseToEvents(text).slice(0, 3).map((e) => encoder.push(e)).join(''));
       setTimeout(() => res.destroy(), 20);
     });
-    const got = await RUNS.streamText(provider.model(gw.url, GATEWAY_KEY, modelOn(upstream)));
+    const got = await RUNS.streamText(provider.model(suite.gateway.url, GATEWAY_KEY, modelOn(upstream)));
     expect(got.errors).toHaveLength(1);
     expect(describeError(got.errors[0])).not.toMatch(/^schema:/);
     expect(JSON.stringify(got.errors[0]) + String((got.errors[0] as Error)?.message)).toMatch(/broke off/);

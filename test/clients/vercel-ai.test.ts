@@ -8,39 +8,21 @@
  * the wrong type fails here.
  */
 import { generateText, stepCountIs, streamText, tool, type LanguageModel, type LanguageModelUsage } from 'ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
-import { upstreams } from '../conformance/upstreams.js';
+import { GATEWAY_KEY, } from '../helpers/start-gateway.js';
+import { modelOn, protocolGateway, } from '../conformance/upstreams.js';
 import { aiSdkProviders } from './ai-sdk-providers.js';
 import { FINAL_TEXT, finalAnswer, receivedRequest, toolCallAnswer, toolLoop, WEATHER_CALL } from './tool-loop-upstream.js';
 
-/** The gateway's model served by the provider speaking `upstream`. */
-const modelOn = (upstream: Protocol) => `on-${upstream}`;
 
 const UPSTREAM_PATHS: Record<Protocol, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
 
 /** What the SDK's tool returns; it must reach the second upstream request. */
 const WEATHER = { city: 'Paris', celsius: 18, sky: 'sunny' };
 
-let upstreamServer: FakeUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  upstreamServer = await startFakeUpstream();
-  gw = await startGateway({
-    providers: Object.fromEntries(PROTOCOLS.map((p) => [p, upstreams[p].provider(upstreamServer.url)])),
-    models: Object.fromEntries(PROTOCOLS.map((p) => [modelOn(p), { provider: p, upstreamModel: 'upstream-model' }])),
-    keyGroups: { dev: { keys: [GATEWAY_KEY] } },
-  });
-});
-afterAll(async () => {
-  await gw.close();
-  await upstreamServer.close();
-});
-beforeEach(() => upstreamServer.reset());
+const suite = protocolGateway();
 
 const CASES = aiSdkProviders.flatMap((provider) =>
   PROTOCOLS.map((upstream) => ({
@@ -98,10 +80,10 @@ const RUNS = {
 
 describe.each(Object.keys(RUNS) as (keyof typeof RUNS)[])('%s', (run) => {
   it.each(CASES)('$provider.name → $upstream upstream ($route)', async ({ provider, upstream }) => {
-    upstreamServer.always(toolLoop(upstream));
+    suite.upstream.always(toolLoop(upstream));
     const calls: unknown[] = [];
 
-    const result = await RUNS[run](provider.model(gw.url, GATEWAY_KEY, modelOn(upstream)), calls);
+    const result = await RUNS[run](provider.model(suite.gateway.url, GATEWAY_KEY, modelOn(upstream)), calls);
 
     // The text of the second answer, after the SDK ran the tool the first one called.
     expect(result.text).toBe(FINAL_TEXT);
@@ -125,8 +107,8 @@ describe.each(Object.keys(RUNS) as (keyof typeof RUNS)[])('%s', (run) => {
     });
 
     // The upstream received two requests in its own protocol; the second carries the call and the tool's result.
-    expect(upstreamServer.received.map((r) => r.url)).toEqual([UPSTREAM_PATHS[upstream], UPSTREAM_PATHS[upstream]]);
-    const followUp = receivedRequest(upstream, upstreamServer.received[1]!.json);
+    expect(suite.upstream.received.map((r) => r.url)).toEqual([UPSTREAM_PATHS[upstream], UPSTREAM_PATHS[upstream]]);
+    const followUp = receivedRequest(upstream, suite.upstream.received[1]!.json);
     const parts = followUp.messages.flatMap((m) => m.content.map((p) => ({ role: m.role, part: p })));
     const callPart = parts.find((p) => p.part.type === 'tool_call');
     expect(callPart?.role).toBe('assistant');

@@ -15,19 +15,18 @@
 import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
-import { startFakeUpstream, sendJson, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
+import { sendJson, } from '../helpers/fake-upstream.js';
+import { GATEWAY_KEY, } from '../helpers/start-gateway.js';
 import { contextFor } from './context.js';
-import { answerWith, upstreams } from './upstreams.js';
+import { answerWith, modelOn, protocolGateway, } from './upstreams.js';
 
 /** All nine pairs: the three passthrough ones too, where the gateway must leave reasoning alone. */
 const PAIRS = PROTOCOLS.flatMap((caller) => PROTOCOLS.map((upstream) => [caller, upstream] as const));
-const modelOn = (upstream: Protocol) => `on-${upstream}`;
 
 const THOUGHT = 'The user wants the weather in Paris: call get_weather.';
 const QUESTION = 'Weather in Paris?';
@@ -186,22 +185,7 @@ function shownReasoning(caller: Protocol, answer: Json): string {
 
 // ------------------------------------------------------------------ the suite
 
-let upstreamServer: FakeUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  upstreamServer = await startFakeUpstream();
-  gw = await startGateway({
-    providers: Object.fromEntries(PROTOCOLS.map((p) => [p, upstreams[p].provider(upstreamServer.url)])),
-    models: Object.fromEntries(PROTOCOLS.map((p) => [modelOn(p), { provider: p, upstreamModel: 'upstream-model' }])),
-    keyGroups: { dev: { keys: [GATEWAY_KEY] } },
-  });
-});
-afterAll(async () => {
-  await gw.close();
-  await upstreamServer.close();
-});
-beforeEach(() => upstreamServer.reset());
+const suite = protocolGateway();
 
 /** Chat callers twice: clients that send back `reasoning_content` only, and those that keep `reasoning_details` too. */
 const CASES = PAIRS.flatMap(([caller, upstream]) =>
@@ -211,15 +195,15 @@ const CASES = PAIRS.flatMap(([caller, upstream]) =>
 describe.each(CASES)('%s -> %s (client keeps reasoning_details: %s)', (caller, upstream, keepsDetails) => {
   it.each([false, true])('the reasoning of turn 1 comes back on turn 2 (stream: %s)', async (stream) => {
     const first = codecs[caller].encodeRequest({ ...firstRequest, model: modelOn(upstream), stream }, { ...contextFor(caller), upstreamModel: modelOn(upstream) });
-    upstreamServer.once(answerWith(upstream, turnOne(upstream)));
-    const answer = await send(caller, gw.url, first, stream);
+    suite.upstream.once(answerWith(upstream, turnOne(upstream)));
+    const answer = await send(caller, suite.gateway.url, first, stream);
     // The caller is shown the reasoning (Chat: as reasoning_content, which the OpenAI SDK's stream helper keeps too).
     expect(shownReasoning(caller, answer)).toBe(THOUGHT);
 
-    upstreamServer.once(strict(upstream));
-    const second = await send(caller, gw.url, replay(caller, first, answer, keepsDetails), stream);
+    suite.upstream.once(strict(upstream));
+    const second = await send(caller, suite.gateway.url, replay(caller, first, answer, keepsDetails), stream);
     expect(codecs[caller].decodeResponse(second, contextFor(caller)).content).toEqual([{ type: 'text', text: 'It is sunny in Paris.' }]);
-    const { found } = reasoningSentBack(upstream, upstreamServer.last().json as Json);
+    const { found } = reasoningSentBack(upstream, suite.upstream.last().json as Json);
     if (carried(caller, upstream, keepsDetails)) expect(found).toEqual(EXPECTED[upstream]);
     else expect(found).toBeUndefined();
   });

@@ -8,23 +8,20 @@
  * then 3. that the stream, folded by the SDK, says what the whole answer said.
  * Known losses are listed per pair in `lossy` with the reason.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { callers } from './callers.js';
 import { contextFor } from './context.js';
 import { scenarios, type Scenario } from './scenarios.js';
-import { answerWith, upstreams } from './upstreams.js';
+import { answerWith, modelOn, protocolGateway, upstreams } from './upstreams.js';
 
 const PAIRS = PROTOCOLS.flatMap((caller) => PROTOCOLS.filter((u) => u !== caller).map((upstream) => [caller, upstream] as const));
 
 /** The gateway's model name served by the provider speaking `upstream`. */
-const modelOn = (upstream: Protocol) => `on-${upstream}`;
 
 // ------------------------------------------------------------------ normalisation
 
@@ -99,23 +96,7 @@ function lossy(caller: Protocol, upstream: Protocol) {
 
 // ------------------------------------------------------------------ the suite
 
-let upstreamServer: FakeUpstream;
-let gw: TestGateway;
-
-beforeAll(async () => {
-  upstreamServer = await startFakeUpstream();
-  gw = await startGateway({
-    providers: Object.fromEntries(PROTOCOLS.map((p) => [p, upstreams[p].provider(upstreamServer.url)])),
-    models: Object.fromEntries(PROTOCOLS.map((p) => [modelOn(p), { provider: p, upstreamModel: 'upstream-model' }])),
-    keyGroups: { dev: { keys: [GATEWAY_KEY] } },
-  });
-});
-afterAll(async () => {
-  await gw.close();
-  await upstreamServer.close();
-});
-// A behaviour left queued by a failed test must not answer the next one.
-beforeEach(() => upstreamServer.reset());
+const suite = protocolGateway();
 
 describe.each(PAIRS)('%s -> %s', (caller, upstream) => {
   const client = callers[caller];
@@ -124,11 +105,11 @@ describe.each(PAIRS)('%s -> %s', (caller, upstream) => {
   /** One call through the gateway, checked (1 and 2); returns the answer as the caller's SDK parsed it, in IR. */
   async function call(scenario: Scenario, stream: boolean): Promise<Ir.Response> {
     const mode = stream ? 'streamed' : 'whole';
-    upstreamServer.once(answerWith(upstream, scenario.response));
-    const parsed = await client.send(gw.url, { ...scenario.request, model: modelOn(upstream) }, stream);
+    suite.upstream.once(answerWith(upstream, scenario.response));
+    const parsed = await client.send(suite.gateway.url, { ...scenario.request, model: modelOn(upstream) }, stream);
 
     // 1. The upstream received the scenario's request.
-    const receivedIr = codecs[upstream].decodeRequest(upstreamServer.last().json as Json, contextFor(upstream));
+    const receivedIr = codecs[upstream].decodeRequest(suite.upstream.last().json as Json, contextFor(upstream));
     expect(receivedIr.model, mode).toBe('upstream-model');
     expect(requestEssence(receivedIr, { isError: loss.isError }), mode).toEqual(requestEssence(scenario.request, { isError: loss.isError }));
     if (scenario.request.maxOutputTokens !== undefined) expect(receivedIr.maxOutputTokens, mode).toBe(scenario.request.maxOutputTokens);
@@ -153,24 +134,24 @@ describe.each(PAIRS)('%s -> %s', (caller, upstream) => {
   });
 
   it('an upstream error before the answer reaches the caller in its own shape', async () => {
-    upstreamServer.once((_req, res) => {
+    suite.upstream.once((_req, res) => {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
       res.end(JSON.stringify(upstreams[upstream].rateLimited));
     });
-    const err = await client.send(gw.url, { ...scenarios[0]!.request, model: modelOn(upstream) }, true).catch((e: unknown) => e);
+    const err = await client.send(suite.gateway.url, { ...scenarios[0]!.request, model: modelOn(upstream) }, true).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(client.RateLimitError);
     expect((err as Error).message).toContain('Too many requests, slow down');
   });
 
   it('an upstream dying mid-stream ends the caller’s stream with an error', async () => {
-    upstreamServer.once((req, res) => {
+    suite.upstream.once((req, res) => {
       const encoder = codecs[upstream].encodeStream({ ...contextFor(upstream), requestedModel: 'upstream-model' }, req.json as Json);
       const events = responseToEvents(scenarios[0]!.response).slice(0, 3);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write(events.map((e) => encoder.push(e)).join(''));
       setTimeout(() => res.destroy(), 20);
     });
-    const outcome = await client.send(gw.url, { ...scenarios[0]!.request, model: modelOn(upstream) }, true).then(
+    const outcome = await client.send(suite.gateway.url, { ...scenarios[0]!.request, model: modelOn(upstream) }, true).then(
       (v) => ({ ok: true as const, value: v }),
       (e: unknown) => ({ ok: false as const, error: e }),
     );

@@ -3,12 +3,14 @@
  * that protocol, and how it answers. Keyed by every protocol, like the callers.
  */
 import type { ServerResponse } from 'node:http';
-import type { Protocol } from '#src/protocols/types.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
-import type { startGateway } from '../helpers/start-gateway.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { contextFor } from './context.js';
 
 type ProviderEntry = Parameters<typeof startGateway>[0]['providers'][string];
@@ -51,5 +53,46 @@ export function answerWith(upstream: Protocol, answer: Ir.Response) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(codec.encodeResponse(answer, ctx, body)));
     }
+  };
+}
+
+/** The gateway's model served by the provider speaking `upstream`. */
+export const modelOn = (upstream: Protocol) => `on-${upstream}`;
+
+export interface ProtocolGateway {
+  readonly upstream: FakeUpstream;
+  readonly gateway: TestGateway;
+}
+
+/**
+ * For a suite: one fake upstream, and a gateway with a provider per protocol pointed at it (model
+ * `modelOn(p)`), started before the suite's tests and closed after; the upstream is reset before each
+ * test, so a behaviour left queued by a failed test cannot answer the next one.
+ */
+export function protocolGateway(): ProtocolGateway {
+  let upstream: FakeUpstream | undefined;
+  let gateway: TestGateway | undefined;
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    gateway = await startGateway({
+      providers: Object.fromEntries(PROTOCOLS.map((p) => [p, upstreams[p].provider(upstream!.url)])),
+      models: Object.fromEntries(PROTOCOLS.map((p) => [modelOn(p), { provider: p, upstreamModel: 'upstream-model' }])),
+      keyGroups: { dev: { keys: [GATEWAY_KEY] } },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+  beforeEach(() => upstream?.reset());
+  return {
+    get upstream() {
+      if (!upstream) throw new Error('the suite has not started');
+      return upstream;
+    },
+    get gateway() {
+      if (!gateway) throw new Error('the suite has not started');
+      return gateway;
+    },
   };
 }
