@@ -4,7 +4,7 @@
  * path: JSON bodies parsed, SSE streams split into events stamped with the arrival
  * time of the chunk that completed them. Credential headers are redacted.
  */
-import type { RequestRecord } from './record.js';
+import type { RequestRecord, Transport } from './record.js';
 import type { CapturedBody, UpstreamAttempt } from './exchange.js';
 import { redactHeaders } from './redact.js';
 import { createSseDecoder } from '../sse/parse.js';
@@ -57,6 +57,7 @@ export interface ExchangeJson {
   readonly time: string;
   readonly method: string;
   readonly path: string;
+  readonly transport?: Transport;
   readonly protocol?: Protocol;
   readonly upstreamProtocol?: Protocol;
   readonly userAgent?: string;
@@ -100,6 +101,7 @@ export function recordFacts(r: RequestRecord, time: string): RecordFacts {
     id: r.id,
     method: r.method,
     path: r.path,
+    transport: r.transport,
     userAgent: r.userAgent,
     sessionId: r.sessionId,
     agentId: r.agentId,

@@ -45,6 +45,8 @@ export function formatTokens(usage: Usage | undefined): string | undefined {
 export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   // Built as one string rather than an array joined: a line per request, formatted in batches of hundreds.
   let line = `${c.gray(clock(r.startedAt))} ${colourStatus(c, r.status, r.aborted)} ${c.bold(printable(r.method))} ${printable(r.path)}`;
+  // A WebSocket message is logged as the POST it stands for; the line says it was not one.
+  if (r.transport) line += ` ${c.gray(`(${r.transport})`)}`;
   if (r.model) {
     line += ` ${c.cyan(printable(r.model))}`;
     if (r.provider) line += `${c.gray(' → ')}${printable(`${r.provider}/${r.upstreamModel ?? r.model}`)}`;

@@ -4,6 +4,7 @@ import { capture, emptyBody, newExchange, type Exchange, type UpstreamAttempt } 
 import { exchangeJson } from './exchange-json.js';
 import { exchangeLine, roundedJson } from './jsonl.js';
 import type { RequestRecord } from './record.js';
+import { readExchangeLine } from './recorded-exchange.js';
 
 /** The line as written: its pieces joined as bytes, decoded as a reader of the file would. */
 function written(r: RequestRecord): string {
@@ -91,6 +92,19 @@ describe('exchangeLine', () => {
     // A field set to undefined is left out, as JSON.stringify does.
     expectSameAsExchangeJson({ ...record(), usage: undefined } as unknown as RequestRecord);
     expectSameAsExchangeJson(record({ startedAt: Date.UTC(2026, 0, 1, 0, 0, 0, 999), durationMs: Number.NaN }));
+  });
+
+  it('writes how a request came when it was not its own HTTP request, and reads it back', () => {
+    for (const [transport, expected] of [
+      [undefined, undefined],
+      ['websocket', 'websocket'],
+    ] as const) {
+      const line = written(record({ path: '/v1/responses', transport }));
+      const read = readExchangeLine(line.trim());
+      if (!('exchange' in read)) throw new Error(read.problem);
+      expect(read.exchange.transport).toBe(expected);
+      expect(line.includes('"transport"')).toBe(expected !== undefined);
+    }
   });
 
   it('writes the facts in the record\'s order after v and time, times to 0.01 ms, and only facts with --no-log-bodies', () => {

@@ -2,6 +2,9 @@
 import type { Exchange } from './exchange.js';
 import type { Protocol, Usage } from '../protocols/types.js';
 
+/** A way a request reaches the gateway other than its own HTTP request. */
+export type Transport = 'websocket';
+
 export interface RequestRecord {
   readonly id: string;
   /** Epoch ms, for the timestamp. */
@@ -10,6 +13,8 @@ export interface RequestRecord {
   readonly start: number;
   readonly method: string;
   readonly path: string;
+  /** How the request came: 'websocket' for a message on a Responses WebSocket connection; undefined for an HTTP request. */
+  transport?: Transport | undefined;
   protocol?: Protocol | undefined;
   /** The protocol spoken upstream (differs from `protocol` when translated). */
   upstreamProtocol?: Protocol | undefined;
@@ -69,6 +74,7 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     start,
     method,
     path,
+    transport: undefined,
     userAgent: undefined,
     sessionId: undefined,
     agentId: undefined,

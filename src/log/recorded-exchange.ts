@@ -55,6 +55,7 @@ const exchange = z.looseObject({
   time: z.string().refine((t) => !Number.isNaN(Date.parse(t)), 'not a date'),
   method: z.string(),
   path: z.string(),
+  transport: z.literal('websocket').optional(),
   protocol: protocol.optional(),
   upstreamProtocol: protocol.optional(),
   userAgent: z.string().optional(),

@@ -11,7 +11,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { GatewayKey } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
-import { newRecord, type RequestRecord, type Try } from '../log/record.js';
+import { newRecord, type RequestRecord, type Transport, type Try } from '../log/record.js';
 import { printable } from '../log/terminal-text.js';
 import type { Protocol, RequestInfo, Usage } from '../protocols/types.js';
 
@@ -29,9 +29,13 @@ export interface RouteFacts {
   readonly plan: { readonly upstreamProtocol: Protocol; readonly translator?: unknown };
 }
 
+/** A request made from a message of another transport says so (websocket/wire.ts); node's own requests have no such member. */
+type CarriedRequest = IncomingMessage & { readonly transport?: Transport };
+
 /** A request arrived: its record, with an exchange to capture into when someone will look at it. */
 export function requestStarted(req: IncomingMessage, path: string, source: RecordSource): RequestRecord {
   const record = newRecord(source.newId(), Date.now(), performance.now(), req.method ?? '?', path);
+  record.transport = (req as CarriedRequest).transport;
   const ua = req.headers['user-agent'];
   if (ua) record.userAgent = ua;
   clientIds(record, req.headers);

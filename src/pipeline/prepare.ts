@@ -58,11 +58,6 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
   // A compaction the upstream protocol does not offer is performed by the gateway with the model (src/compact).
   const translator = r.operation === 'compact' ? compactingTranslator(plan.translator) : plan.translator;
   const json = translator.request(callerBody, ctx);
-  const callerHeaders: Record<string, string> = { 'x-model-gateway-translated': `${r.protocol}->${protocol}` };
-  if (ctx.warnings.length > 0) {
-    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
-    callerHeaders['x-model-gateway-dropped'] = [...new Set(ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
-  }
   return {
     protocol,
     // count_tokens on a translated route is answered locally (handle.ts): what is sent is a create.
@@ -70,7 +65,7 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
     headers,
     body: Buffer.from(JSON.stringify(json)),
     json,
-    translation: { translator, ctx, callerBody, stream: r.info.stream, headers: callerHeaders, keep },
+    translation: { translator, ctx, callerBody, stream: r.info.stream, keep },
     warnings: ctx.warnings,
   };
 }

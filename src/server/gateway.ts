@@ -51,6 +51,8 @@ export interface GatewayOptions {
   readonly responsesStore?: ResponsesStore;
   /** How long a WebSocket connection may stay silent between responses; default: websocket/upgrade.ts. */
   readonly webSocketIdleMs?: number;
+  /** How long a WebSocket connection may stay open, closed between responses once past it; default: websocket/upgrade.ts. */
+  readonly webSocketMaxLifetimeMs?: number;
 }
 
 export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
@@ -192,6 +194,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     dispatch,
     connections,
     ...(options.webSocketIdleMs !== undefined ? { idleMs: options.webSocketIdleMs } : {}),
+    ...(options.webSocketMaxLifetimeMs !== undefined ? { maxLifetimeMs: options.webSocketMaxLifetimeMs } : {}),
   });
 
   return {

@@ -23,7 +23,17 @@ export interface Connection {
   readonly maxBodyBytes: () => number;
   /** How long the connection may stay silent between responses. */
   readonly idleMs: number;
+  /** How long the connection may stay open: past it, it is closed once no response is running. */
+  readonly maxLifetimeMs: number;
 }
+
+/**
+ * The close reasons a client may read. A connection past its lifetime is closed between responses,
+ * never during one, so the client loses nothing and reconnects, as it must with OpenAI's own
+ * WebSocket connections, which end at a fixed lifetime too.
+ */
+const IDLE = 'idle timeout';
+const LIFETIME = 'connection lifetime reached';
 
 /** The event types `TurnFollower` reads (a text that merely quotes one is parsed and ignored). */
 const FOLLOWED = /"(?:response\.output_item\.done|response\.completed|response\.failed|response\.incomplete|error)"/;
@@ -36,11 +46,17 @@ export function serveConnection(c: Connection): void {
   let last: LastResponse | undefined;
   let running: ServerResponse | undefined;
   let idle: NodeJS.Timeout | undefined;
+  let expired = false;
   const waitForNext = () => {
     clearTimeout(idle);
-    idle = setTimeout(() => socket.close(1000, 'idle timeout'), c.idleMs);
+    idle = setTimeout(() => socket.close(1000, IDLE), c.idleMs);
     idle.unref();
   };
+  const lifetime = setTimeout(() => {
+    expired = true;
+    if (!running) socket.close(1000, LIFETIME);
+  }, c.maxLifetimeMs);
+  lifetime.unref();
   const fail = (err: GatewayError) => socket.send(JSON.stringify(errorMessage(err.status, { error: openaiErrorObject(err) }, {})));
 
   const create = (message: Record<string, unknown>) => {
@@ -78,6 +94,11 @@ export function serveConnection(c: Connection): void {
     res.once('close', () => {
       running = undefined;
       if (socket.readyState !== socket.OPEN) return;
+      // Sent after the response's last message, which the socket sends first.
+      if (expired) {
+        socket.close(1000, LIFETIME);
+        return;
+      }
       last = follower.remembered(c.maxBodyBytes());
       waitForNext();
     });
@@ -85,6 +106,8 @@ export function serveConnection(c: Connection): void {
   };
 
   socket.on('message', (data: RawData, isBinary: boolean) => {
+    // A message that crossed the gateway's close starts nothing: the client will send it again on a new connection.
+    if (socket.readyState !== socket.OPEN) return;
     if (!running) waitForNext();
     try {
       if (isBinary) throw invalidRequest('Binary messages are not accepted: send each event as JSON text.');
@@ -104,6 +127,7 @@ export function serveConnection(c: Connection): void {
   });
   socket.on('close', () => {
     clearTimeout(idle);
+    clearTimeout(lifetime);
     last = undefined;
     // A response still running ends as an HTTP one does when its client leaves: the upstream call is cancelled.
     running?.destroy();

@@ -23,6 +23,8 @@ import { serveConnection } from './session.js';
 
 /** How long a connection may stay silent between responses before the gateway closes it. */
 export const DEFAULT_IDLE_MS = 10 * 60_000;
+/** OpenAI's Responses WebSocket connections last an hour at most; clients reconnect after it, so the gateway's may end there too. */
+export const DEFAULT_LIFETIME_MS = 60 * 60_000;
 /**
  * Room for a message's envelope (`type`) above `server.maxBodyBytes`: a message up to the cap plus
  * this is read and refused by the pipeline's own cap with an `error` message; past it the library
@@ -37,6 +39,7 @@ export interface WebSocketOptions {
   readonly dispatch: (req: IncomingMessage, res: ServerResponse) => void;
   readonly connections: Connections;
   readonly idleMs?: number;
+  readonly maxLifetimeMs?: number;
 }
 
 export interface WebSockets {
@@ -72,6 +75,7 @@ export function acceptWebSockets(server: Server, options: WebSocketOptions): Web
         dispatch: options.dispatch,
         maxBodyBytes: () => options.config().server.maxBodyBytes,
         idleMs: options.idleMs ?? DEFAULT_IDLE_MS,
+        maxLifetimeMs: options.maxLifetimeMs ?? DEFAULT_LIFETIME_MS,
       });
     });
   });

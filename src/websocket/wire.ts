@@ -9,6 +9,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Readable, Writable } from 'node:stream';
+import type { Transport } from '../log/record.js';
 
 /** Headers of the upgrade that describe the WebSocket handshake or the body, not the caller. */
 const HANDSHAKE_HEADERS = new Set([
@@ -32,6 +33,8 @@ class MessageRequest extends Readable {
   readonly httpVersionMajor = 1;
   readonly httpVersionMinor = 1;
   readonly complete = true;
+  /** Read by the record (pipeline/events.ts): the request came as a WebSocket message. */
+  readonly transport: Transport = 'websocket';
   readonly headers: IncomingHttpHeaders;
   readonly rawHeaders: string[];
   /** The upgraded connection: read for the caller's address only. */

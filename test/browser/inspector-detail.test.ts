@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import type { Inspector } from '#src/inspector/inspector.js';
 import { messageFrames, messageJson } from '../helpers/canned.js';
 import { sendJson, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
@@ -104,14 +105,35 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     await upstreamEvents.nth(3).click();
     await expect(page.locator('.part-upstream-response tr.event-detail:not([hidden]) .tree').textContent()).resolves.toMatch(/text_delta/);
 
-    // Time to first token is shown in the facts.
-    expect(await page.locator('.facts').textContent()).toMatch(/First byte \/ token\d+ms \/ \d+ms/);
+    // Time to first token is shown in the facts, and how the request came.
+    const facts = await page.locator('.facts').textContent();
+    expect(facts).toMatch(/First byte \/ token\d+ms \/ \d+ms/);
+    expect(facts).toContain('TransportHTTP');
 
     await page.screenshot({ path: artifact('detail.png'), fullPage: true });
     if (DOCS_SCREENSHOT) {
       await page.evaluate(() => window.scrollTo(0, 0));
       await page.screenshot({ path: DOCS_SCREENSHOT });
     }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('says a request came as a WebSocket message', async () => {
+    const { page, context, errors } = await signedIn();
+    const ws = new WebSocket(`${gw.url.replace('http', 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } });
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const completed = new Promise<void>((resolve) =>
+      ws.on('message', (data) => {
+        if ((JSON.parse(data.toString()) as { type: string }).type === 'response.completed') resolve();
+      }),
+    );
+    ws.send(JSON.stringify({ type: 'response.create', model: 'gpt-test', input: 'over a socket' }));
+    await completed;
+    ws.close();
+    await page.locator('tr.row:not(.pending)', { hasText: 'gpt-test' }).first().click();
+    await page.locator('.facts').waitFor();
+    expect(await page.locator('.facts').textContent()).toContain('TransportWebSocket');
     expect(errors).toEqual([]);
     await context.close();
   });

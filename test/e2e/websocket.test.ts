@@ -12,8 +12,8 @@ import WebSocket from 'ws';
 import { parseConfig } from '#src/config/parse.js';
 import { createLogger } from '#src/log/logger.js';
 import { createGateway } from '#src/server/gateway.js';
-import { CANNED_TEXT } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { CANNED_TEXT, responsesFrames } from '../helpers/canned.js';
+import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { CI_KEY, GATEWAY_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
 
 const fixture = (name: string) =>
@@ -138,7 +138,8 @@ describe('native (an OpenAI upstream over HTTP)', () => {
     expect(continued).not.toHaveProperty('previous_response_id');
     ws.close();
     const lines = await waitForLines(gw, 2);
-    expect(lines.slice(-2).every((l) => l.includes('/v1/responses'))).toBe(true);
+    // Each message is logged as the POST it stands for, marked as a WebSocket's.
+    expect(lines.slice(-2).every((l) => l.includes('/v1/responses (websocket)'))).toBe(true);
   });
 
   it('answers a warm-up (generate: false) without calling the upstream, and continues from it', async () => {
@@ -276,6 +277,58 @@ describe('the connection', () => {
     const code = await new Promise<number>((resolve) => ws.once('close', resolve));
     expect(code).toBe(1000);
     await gateway.close(100);
+  });
+
+  describe('past its lifetime', () => {
+    const LIFETIME_MS = 250;
+    let gateway: ReturnType<typeof createGateway>;
+    let url: string;
+    beforeAll(async () => {
+      gateway = createGateway({
+        config: parseConfig(testConfig(upstream.url), { env: {} }),
+        logger: createLogger({ out: { write: () => {} }, chalk: new Chalk({ level: 0 }) }),
+        webSocketMaxLifetimeMs: LIFETIME_MS,
+      });
+      url = await gateway.listen(0, '127.0.0.1');
+    });
+    afterAll(() => gateway.close(100));
+
+    const open = async () => {
+      const started = performance.now();
+      const ws = new WebSocket(`${url.replace('http', 'ws')}/v1/responses`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } });
+      const closed = new Promise<{ code: number; reason: string; atMs: number }>((resolve) =>
+        ws.once('close', (code, reason) => resolve({ code, reason: reason.toString(), atMs: performance.now() - started })),
+      );
+      await new Promise((resolve) => ws.once('open', resolve));
+      return { ws, closed };
+    };
+
+    it('is closed when no response runs', async () => {
+      const { closed } = await open();
+      const got = await closed;
+      expect(got).toMatchObject({ code: 1000, reason: 'connection lifetime reached' });
+      expect(got.atMs).toBeGreaterThanOrEqual(LIFETIME_MS - 10);
+    });
+
+    it('is closed once the response running at that time has ended, never in the middle of it', async () => {
+      upstream.once((_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        void writeSlowly(res, responsesFrames('gpt-upstream'), 40).then(() => res.end());
+      });
+      const { ws, closed } = await open();
+      let closedDuringTurn = false;
+      void closed.then(() => {
+        closedDuringTurn = true;
+      });
+      const turn = await send(ws, create(firstTurn.body, 'gpt-test'));
+      expect(closedDuringTurn).toBe(false);
+      expect(turn.at(-1)!.type).toBe('response.completed');
+      expect(turn.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('')).toBe(CANNED_TEXT);
+      const got = await closed;
+      expect(got).toMatchObject({ code: 1000, reason: 'connection lifetime reached' });
+      // The stream outlasted the lifetime: the close waited for it.
+      expect(got.atMs).toBeGreaterThan(LIFETIME_MS * 1.5);
+    });
   });
 
   it('counts against server.maxConnections while open, and is closed by the gateway closing', async () => {

@@ -112,6 +112,7 @@ function facts(s: ExchangeSummary, x: ExchangeJson): HTMLElement {
   const rows: [string, Child][] = [
     ['Time', dateTime(s.time)],
     ['Client', s.client?.label ?? x.userAgent ?? '—'],
+    ['Transport', x.transport === 'websocket' ? 'WebSocket (a response.create message)' : 'HTTP'],
     ['Session', s.sessionId ?? '—'],
     ['Agent', s.agentId ? `subagent ${s.agentId}${s.parentAgentId ? `, started by ${s.parentAgentId}` : ''}` : s.sessionId ? 'main' : '—'],
     ['Key', s.keyGroup ? `${s.keyGroup}:${s.keyName ?? '?'}` : '—'],

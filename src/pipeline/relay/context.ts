@@ -19,8 +19,6 @@ export interface Translation {
   readonly callerBody: Record<string, unknown>;
   /** Whether the caller asked for a stream. */
   readonly stream: boolean;
-  /** Gateway headers for the caller (what was translated, what was dropped). */
-  readonly headers: Record<string, string>;
   /** Where the answer is stored once it has ended, for later references (Responses callers); undefined: not stored. */
   readonly keep: Keeping | undefined;
 }

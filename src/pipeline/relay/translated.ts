@@ -13,10 +13,20 @@ import type { StreamTranslation } from '../../translate/translator.js';
 import type { RelayContext, Translation } from './context.js';
 import type { StreamTransform } from './pump.js';
 
-/** Headers for a translated answer: the upstream's ids and rate-limit hints, with our own content type. */
+/**
+ * The one place the head of a translated answer is made: the upstream's ids and rate-limit hints,
+ * the gateway's own (which translation, what it dropped or approximated so far) and the content type
+ * of what the caller gets.
+ */
 export function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentType: string): Record<string, string> {
-  const { 'content-type': _type, ...passed } = passBackHeaders(upstream.headers);
-  return { ...passed, ...t.headers, 'content-type': contentType };
+  const { 'content-type': _type, ...headers } = passBackHeaders(upstream.headers);
+  headers['x-model-gateway-translated'] = `${t.ctx.caller}->${t.ctx.upstream}`;
+  if (t.ctx.warnings.length > 0) {
+    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
+    headers['x-model-gateway-dropped'] = [...new Set(t.ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
+  }
+  headers['content-type'] = contentType;
+  return headers;
 }
 
 class Translated implements StreamTransform {
