@@ -44,6 +44,16 @@ export interface GatewayErrorOptions {
   cause?: unknown;
   /** Response headers to pass back with the error (rate-limit, request id, ...). */
   headers?: Record<string, string>;
+  /**
+   * The provider's own error answer, credential cut out, sent to the caller as it came instead of
+   * a rendered error: set only on a passthrough route, where the caller reads the provider's wording.
+   */
+  upstreamBody?: UpstreamErrorBody;
+}
+
+export interface UpstreamErrorBody {
+  readonly text: string;
+  readonly contentType: string;
 }
 
 export class GatewayError extends Error {
@@ -55,6 +65,7 @@ export class GatewayError extends Error {
   readonly upstreamType: string | undefined;
   readonly upstreamStatus: number | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly upstreamBody: UpstreamErrorBody | undefined;
 
   constructor(kind: ErrorKind, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -65,6 +76,7 @@ export class GatewayError extends Error {
     this.upstreamType = options.upstreamType;
     this.upstreamStatus = options.upstreamStatus;
     this.headers = options.headers;
+    this.upstreamBody = options.upstreamBody;
   }
 }
 

@@ -6,7 +6,7 @@
  * in-band, never retried.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GatewayError } from '../errors.js';
+import { GatewayError, type GatewayErrorOptions } from '../errors.js';
 import type { CallAbort } from '../providers/abort.js';
 import { scrubCredential } from '../providers/scrub-credential.js';
 import { ERROR_BODY_LIMIT, type Operation, type Provider, type UpstreamRequest, type UpstreamResponse } from '../providers/types.js';
@@ -34,16 +34,16 @@ export async function runAttempts(r: ModelRequest): Promise<void> {
     if (outcome === 'done') return;
     failure = outcome.failure;
     sent += outcome.attempts;
-    if (r.controller.aborted || !shouldFallBack(failure)) break;
+    if (r.ctx.controller.aborted || !shouldFallBack(failure)) break;
     // Made only when the primary failed: most requests never need a fallback.
     fallbacks ??= fallbackRoutes(r, r.primary);
     route = fallbacks.next().value;
   }
-  const reason: unknown = r.controller.reason;
+  const reason: unknown = r.ctx.controller.reason;
   if (reason instanceof GatewayError) throw reason; // The total time ran out.
-  if (r.controller.aborted) return; // The client left; nobody to answer.
+  if (r.ctx.controller.aborted) return; // The client left; nobody to answer.
   // Tell the caller's SDK not to retry what the gateway already retried.
-  throw sent > 1 && failure instanceof GatewayError ? withHeaders(failure, { 'x-should-retry': 'false' }) : failure;
+  throw sent > 1 && failure instanceof GatewayError ? withOptions(failure, { headers: { ...failure.headers, 'x-should-retry': 'false' } }) : failure;
 }
 
 /** The cleanup of a request that made an upstream controller: a client gone before the end cancels the upstream request. */
@@ -72,8 +72,8 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
   // A translated route sends the history a Responses caller refers to by id; a 400 names an id not held.
   const resolving = route.plan.translator ? withReferences(asked) : asked;
   const r = resolving instanceof Promise ? await resolving : resolving;
-  const { ctx, controller } = r;
-  const { record } = ctx;
+  const { ctx } = r;
+  const { controller, record } = ctx;
   const provider = route.provider;
   const prepared = prepare(r, route);
   // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
@@ -118,7 +118,7 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
         continue;
       }
     }
-    failure = await httpFailure(r, provider, upstream);
+    failure = await httpFailure(r, route, upstream);
     attemptFailed(record, route, failure);
     if (!isRetryable(failure)) break;
   }
@@ -148,13 +148,13 @@ class Outgoing implements UpstreamRequest {
     this.operation = prepared.operation;
     this.headers = prepared.headers;
     this.body = prepared.body;
-    this.abort = request.controller;
+    this.abort = request.ctx.controller;
     this.stream = request.info.stream;
     this.maxResponseBytes = request.state.config.server.maxResponseBytes;
   }
 
   holdAnswer(bytes: number): void {
-    this.request.budget.holdAnswer(bytes);
+    this.request.ctx.budget.holdAnswer(bytes);
   }
 
   get json(): Record<string, unknown> {
@@ -172,31 +172,54 @@ function relayContext(r: ModelRequest, provider: Provider, prepared: Prepared): 
     res: r.ctx.res,
     protocol: r.protocol,
     record: r.ctx.record,
-    signal: r.controller,
+    signal: r.ctx.controller,
     provider,
     translation: prepared.translation,
     maxResponseBytes: r.state.config.server.maxResponseBytes,
   };
 }
 
-/** A non-2xx answer: its body read (bounded) so the connection can be reused, and turned into the error it means. */
-async function httpFailure(r: ModelRequest, provider: Provider, upstream: UpstreamResponse): Promise<GatewayError> {
+/** `application/json`, and the `+json` types such as `application/problem+json`. */
+const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * A non-2xx answer: its body read (bounded) so the connection can be reused, and turned into the
+ * error it means. On a passthrough route the error also keeps the provider's body whole, for the
+ * caller: clients match the provider's wording (Claude Code retries without thinking on it).
+ */
+async function httpFailure(r: ModelRequest, route: Route, upstream: UpstreamResponse): Promise<GatewayError> {
+  const { provider } = route;
   attemptAnswered(r.ctx.record, upstream);
-  // Some servers echo the key they were sent, and the text goes to the log and the inspector too.
-  const text = scrubCredential(await readText(upstream, ERROR_BODY_LIMIT, r.controller.signal), provider.config);
+  // Some servers echo the key they were sent, and the text goes to the client, the log and the inspector too.
+  const text = scrubCredential(await readText(upstream, ERROR_BODY_LIMIT, r.ctx.controller.signal), provider.config);
   upstreamChunk(r.ctx.record, text);
-  if (provider.toError) return provider.toError(upstream.status, upstream.headers, text);
-  return new GatewayError('upstream_error', `Provider '${provider.id}' answered with HTTP ${upstream.status}.`);
+  const err = provider.toError
+    ? provider.toError(upstream.status, upstream.headers, text)
+    : new GatewayError('upstream_error', `Provider '${provider.id}' answered with HTTP ${upstream.status}.`);
+  const contentType = upstream.headers['content-type'];
+  // Passed on as it came: the provider's own JSON error (an HTML page from a proxy in front of it
+  // says less than the gateway's message), keeping the provider's status (a refused credential is
+  // made 502), and not cut at the cap (a cut text is at least the cap long).
+  const passed =
+    !route.plan.translator &&
+    err.status === upstream.status &&
+    typeof contentType === 'string' &&
+    JSON_TYPE.test(contentType) &&
+    Buffer.byteLength(text) < ERROR_BODY_LIMIT;
+  return passed ? withOptions(err, { upstreamBody: { text, contentType } }) : err;
 }
 
-function withHeaders(err: GatewayError, headers: Record<string, string>): GatewayError {
+/** The error with some of its options replaced. */
+function withOptions(err: GatewayError, options: Pick<GatewayErrorOptions, 'headers' | 'upstreamBody'>): GatewayError {
   return new GatewayError(err.kind, err.message, {
     status: err.status,
     param: err.param,
     code: err.code,
     ...(err.upstreamType !== undefined ? { upstreamType: err.upstreamType } : {}),
     ...(err.upstreamStatus !== undefined ? { upstreamStatus: err.upstreamStatus } : {}),
-    headers: { ...err.headers, ...headers },
+    ...(err.upstreamBody !== undefined ? { upstreamBody: err.upstreamBody } : {}),
+    ...(err.headers !== undefined ? { headers: err.headers } : {}),
     cause: err.cause,
+    ...options,
   });
 }

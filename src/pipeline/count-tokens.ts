@@ -1,8 +1,8 @@
 /**
  * `count_tokens` on a route whose provider does not speak Messages (it has no Messages counter).
  * Claude Code counts before it compacts, so a count that is confidently wrong makes it compact
- * late. In order: OpenAI's own counter, for an `openai` provider (the request translated to a
- * Responses request, as it would be sent); else the local estimate; or, when the model's
+ * late. In order: the upstream's own counter, for a provider kind that has one (`countsInputTokens`:
+ * the request translated to a Responses request, as it would be sent); else the local estimate; or, when the model's
  * `countTokens` is `off`, a 404, on which Claude Code estimates itself. A counter that fails
  * leaves the estimate (or the 404) to answer: a count is never worth failing the client's turn.
  */
@@ -11,6 +11,7 @@ import { notFound } from '../errors.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
 import type { Protocol } from '../protocols/types.js';
 import { CallAbort } from '../providers/abort.js';
+import { providerKind } from '../providers/kinds.js';
 import { inputTokensBody, readInputTokens } from '../protocols/responses/input-tokens.js';
 import type { Route } from '../routing/route.js';
 import { sendJson } from '../server/respond.js';
@@ -32,8 +33,8 @@ export interface CountAsk {
 /** Answers a count on a translated route; a promise when an upstream counter is asked. */
 export function answerCount(ctx: RequestContext, ask: CountAsk): Promise<void> | undefined {
   const { route, body } = ask;
-  if (route.target.provider.type === 'openai') {
-    return countWithOpenAi(ctx, ask).then((count) => {
+  if (providerKind(route.target.provider.type).countsInputTokens) {
+    return countUpstream(ctx, ask).then((count) => {
       if (count === undefined) answerLocally(ctx, route, body);
       else if (!ctx.res.destroyed) sendJson(ctx.res, 200, { input_tokens: count }, {}, ctx.record);
     });
@@ -51,8 +52,8 @@ function answerLocally(ctx: RequestContext, route: Route, body: Readonly<Record<
   sendJson(ctx.res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' }, ctx.record);
 }
 
-/** OpenAI's count of the request as it would be sent; undefined when the counter did not give one. */
-async function countWithOpenAi(ctx: RequestContext, { caller, route, body }: CountAsk): Promise<number | undefined> {
+/** The upstream's count of the request as it would be sent; undefined when the counter did not give one. */
+async function countUpstream(ctx: RequestContext, { caller, route, body }: CountAsk): Promise<number | undefined> {
   const translator = translatorFor(caller, 'responses');
   const translated = translator
     ? translator.request(body, {
@@ -60,7 +61,7 @@ async function countWithOpenAi(ctx: RequestContext, { caller, route, body }: Cou
         upstream: 'responses',
         requestedModel: route.name,
         upstreamModel: route.target.upstreamModel,
-        upstreamDialect: 'openai',
+        upstreamDialect: providerKind(route.target.provider.type).dialect,
         now: Date.now,
         newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
         seal: ctx.deps.seal,

@@ -37,7 +37,7 @@ import {
   requestEnded,
   requestFailed,
 } from './events.js';
-import type { ModelRequest } from './model-request.js';
+import { type ModelRequest, modelContext } from './model-request.js';
 import { modelsBody } from './models.js';
 import { expectsContinue, giveBackBudget, byteBudget, parseRequestBody, readBody } from './read.js';
 
@@ -204,10 +204,9 @@ function afterBody(ctx: RequestContext, endpoint: CallEndpoint, raw: Buffer): Mo
 
   // A client that left while its body was read or checked gets no upstream call at all.
   if (ctx.res.destroyed) return undefined;
-  const controller = new CallAbort();
-  ctx.controller = controller;
+  const started = modelContext(ctx, new CallAbort());
   ctx.cleanups.push(abortIfLeft);
-  return { ctx, state, group, protocol, operation, info, body, raw, modelAt, primary, controller, budget: ctx.budget! };
+  return { ctx: started, state, group, protocol, operation, info, body, raw, modelAt, primary };
 }
 
 /** The one catch: what a step threw, rendered in the caller's protocol while the response has not started. */
@@ -232,6 +231,17 @@ function sendError(ctx: RequestContext, err: unknown): void {
     requestId: record.id,
     ...(gatewayError.upstreamType && upstreamFamily ? { upstreamFamily } : {}),
   });
+  const passed = gatewayError.upstreamBody;
+  if (passed && rendered.status === gatewayError.status) {
+    // The provider's own answer on a passthrough route (attempts.ts): its status, its bytes, its content type.
+    // A status the caller's family does not use (a 529 to an OpenAI caller) is rendered instead.
+    const headers = { ...rendered.headers, 'content-type': passed.contentType, 'content-length': Buffer.byteLength(passed.text) };
+    answerHead(record, gatewayError.status, headers);
+    answerBody(record, passed.text);
+    res.writeHead(gatewayError.status, headers);
+    res.end(passed.text);
+    return;
+  }
   if (rendered.headers.connection === 'close') closeAfterResponse(res);
   const headers = { ...rendered.headers, 'content-length': Buffer.byteLength(rendered.body) };
   answerHead(record, rendered.status, headers);

@@ -40,6 +40,12 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
   /** The protocols it speaks natively unless the config's `protocols` says otherwise. */
   readonly protocols: readonly Protocol[];
   readonly dialect: Dialect;
+  /**
+   * Whether the upstream counts a request's input tokens itself, at the Responses protocol's
+   * `count_tokens` operation (OpenAI's input-token counting endpoint). `count_tokens` on a
+   * translated route asks it rather than estimating, since an estimate can be confidently wrong.
+   */
+  readonly countsInputTokens?: boolean;
   /** The base URL the entry comes to, before trailing slashes are cut; undefined for a kind that has none. */
   baseUrl(entry: WrittenProviderOf<Type, Own>): string | undefined;
   /** Checks across the entry's fields that its schema cannot state; each is run after the schema passed. */

@@ -189,6 +189,55 @@ describe('two consecutive Codex turns share a byte-identical prefix on a Chat up
   });
 });
 
+/**
+ * Turn 3 of the Codex conversation, built as Codex builds it from turn 2: its answer appended, then
+ * a developer message mid-conversation (Codex sends one when the session's permissions change), then
+ * the user's next message.
+ */
+function codexThirdTurn(turn2: Json): Json {
+  const input = clone(turn2.input as Json[]);
+  input.push(
+    { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'It printed hello-from-tool.' }] },
+    {
+      type: 'message',
+      role: 'developer',
+      content: [{ type: 'input_text', text: '<permissions instructions>\nApprovals are now never asked for.\n</permissions instructions>' }],
+    },
+    { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'now list the files' }] },
+  );
+  return { ...clone(turn2), input };
+}
+
+describe('three consecutive Codex turns share a byte-identical prefix on a Messages upstream', () => {
+  const first = load('codex-0.169.0-responses-first-turn.json');
+  const second = load('codex-0.169.0-responses-function-call-output.json');
+  const turns = [first.body, second.body, codexThirdTurn(second.body)];
+
+  it('the developer message that arrives mid-conversation stays in place: system, tools and earlier turns are unchanged', async () => {
+    const bodies: Json[] = [];
+    for (const turn of turns) {
+      const res = await call(`${gw.url}${first.path}`, { headers: clientHeaders(first), body: JSON.stringify({ ...turn, model: 'on-messages' }) });
+      expect(res.status, res.text).toBe(200);
+      bodies.push(upstream.last().json as Json);
+    }
+    // The gateway puts its breakpoint on each request's newest block, as Claude Code does: the marker moves, the bytes do not.
+    const unmarked = (message: unknown) => JSON.stringify(message, (key, value: unknown) => (key === 'cache_control' ? undefined : value));
+    for (let n = 0; n + 1 < bodies.length; n++) {
+      const [before, after] = [bodies[n]!, bodies[n + 1]!];
+      expect(JSON.stringify(after.system), `turn ${n + 2}, system`).toBe(JSON.stringify(before.system));
+      expect(JSON.stringify(after.tools), `turn ${n + 2}, tools`).toBe(JSON.stringify(before.tools));
+      const earlier = before.messages as unknown[];
+      const later = after.messages as unknown[];
+      expect(later.length, `turn ${n + 2} is longer`).toBeGreaterThan(earlier.length);
+      for (const [i, message] of earlier.entries()) expect(unmarked(later[i]), `turn ${n + 2}, messages[${i}]`).toBe(unmarked(message));
+    }
+    // The developer text reached the model, as user text after the assistant's answer.
+    const last = bodies[2]!.messages as Json[];
+    expect(unmarked(last.at(-1))).toContain('Approvals are now never asked for.');
+    expect(last.at(-2)!.role).toBe('assistant');
+  });
+});
+
 /** Where each caller protocol is served, and how its callers present their key. */
 const endpoints: Record<Protocol, { path: string; headers: Record<string, string> }> = {
   chat: { path: '/v1/chat/completions', headers: { authorization: `Bearer ${GATEWAY_KEY}` } },

@@ -93,6 +93,19 @@ describe('retries before the first byte', () => {
     expect(elapsed).toBeGreaterThanOrEqual(280);
   });
 
+  it('a 429 is still retried on passthrough; the last one comes back as the provider sent it, with x-should-retry: false', async () => {
+    const body = '{"error": {"message": "Rate limit reached for requests", "type": "requests", "code": "rate_limit_exceeded", "extra": 1}}';
+    upstream.always((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after-ms': '20' });
+      res.end(body);
+    });
+    const res = await post('gpt-test');
+    expect(upstream.received).toHaveLength(3); // retries: 2
+    expect(res.status).toBe(429);
+    expect(res.text).toBe(body);
+    expect(res.headers['x-should-retry']).toBe('false');
+  });
+
   it('429 with retry-after in seconds is honoured too', async () => {
     upstream.once(fail(429, { 'retry-after': '1' }));
     const started = performance.now();

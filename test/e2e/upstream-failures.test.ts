@@ -91,7 +91,8 @@ describe('upstream error answers', () => {
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('7');
     expect(res.headers['x-ratelimit-remaining-requests']).toBe('0');
-    expect(res.json).toEqual({ error: { message: 'Rate limit reached', type: 'requests', param: null, code: 'rate_limit_exceeded' } });
+    // Passthrough: the provider's body as it sent it (see 'passthrough error bodies').
+    expect(res.json).toEqual({ error: { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' } });
   });
 
   it('Anthropic 529 overloaded stays 529 overloaded_error', async () => {
@@ -120,6 +121,85 @@ describe('upstream error answers', () => {
     expect(res.status).toBe(503);
     expect(res.headers['content-type']).toBe('application/json');
     expect(res.json).toMatchObject({ error: { message: "Provider 'openai' answered HTTP 503.", type: 'service_unavailable_error' } });
+  });
+});
+
+/** The provider's error bytes, spaced and ordered as no JSON.stringify of ours would write them. */
+const ANTHROPIC_400 =
+  '{"type": "error",  "error": {"type": "invalid_request_error", "message": "messages.1.content.0.thinking.signature: Invalid `signature` in `thinking` block"}, "request_id": "req_011CTest", "docs": {"see": ["thinking"]}}';
+const OPENAI_400 =
+  '{\n  "error": {\n    "message": "Item \'rs_1\' of type \'reasoning\' was provided without its required following item.",\n    "type": "invalid_request_error",\n    "param": "input",\n    "code": null,\n    "hint": 7\n  }\n}';
+
+/** Answers once with these bytes, as they are. */
+const answerBytes = (status: number, body: string, contentType = 'application/json') =>
+  upstream.once((_req, res) => {
+    res.writeHead(status, { 'content-type': contentType, 'request-id': 'req_upstream' });
+    res.end(body);
+  });
+
+describe('passthrough error bodies', () => {
+  // Clients match the provider's wording (Claude Code retries without thinking on a signature error), so on a
+  // route that does not translate the provider's error reaches them byte for byte.
+  it('Messages: an Anthropic 400 with an unusual message and extra fields comes back byte-identical', async () => {
+    answerBytes(400, ANTHROPIC_400);
+    const err = await anthropic().messages.create(msg).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.BadRequestError);
+    expect((err as InstanceType<typeof Anthropic.APIError>).error).toEqual(JSON.parse(ANTHROPIC_400));
+
+    answerBytes(400, ANTHROPIC_400);
+    const res = await call(`${gw.url}/v1/messages`, {
+      headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(msg),
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['request-id']).toBe('req_upstream');
+    expect(res.text).toBe(ANTHROPIC_400);
+  });
+
+  it('Responses and Chat: an OpenAI 400 comes back byte-identical, its content type kept', async () => {
+    answerBytes(400, OPENAI_400, 'application/json; charset=utf-8');
+    const err = await openai().responses.create({ model: 'gpt-test', input: 'x' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).error).toEqual(JSON.parse(OPENAI_400).error);
+
+    answerBytes(400, OPENAI_400, 'application/json; charset=utf-8');
+    const res = await call(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` }, body: JSON.stringify(chat) });
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.text).toBe(OPENAI_400);
+  });
+
+  it('a body that holds the provider key comes back with the key cut out, the rest as sent', async () => {
+    const echoed = `{"error": {"message": "Incorrect model for key ${PROVIDER_OPENAI_KEY}.", "type": "invalid_request_error"}}`;
+    answerBytes(400, echoed);
+    const res = await call(`${gw.url}/v1/chat/completions`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` }, body: JSON.stringify(chat) });
+    expect(res.status).toBe(400);
+    expect(res.text).not.toContain(PROVIDER_OPENAI_KEY);
+    expect(res.text).toBe(echoed.replace(PROVIDER_OPENAI_KEY, '[redacted]'));
+  });
+
+  it('a translated route renders the error in the caller\'s shape, as before', async () => {
+    answerBytes(400, ANTHROPIC_400);
+    const res = await call(`${gw.url}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${GATEWAY_KEY}` },
+      body: JSON.stringify({ ...chat, model: 'claude-test' }),
+    });
+    expect(res.status).toBe(400);
+    expect(res.text).not.toBe(ANTHROPIC_400);
+    expect(res.json).toMatchObject({
+      error: { message: 'messages.1.content.0.thinking.signature: Invalid `signature` in `thinking` block', param: null, code: null },
+    });
+  });
+
+  it('a refused provider credential is still the gateway\'s 502, not the provider\'s body', async () => {
+    answerBytes(401, ANTHROPIC_400);
+    const res = await call(`${gw.url}/v1/messages`, {
+      headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(msg),
+    });
+    expect(res.status).toBe(502);
+    expect(res.json).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringMatching(/refused the gateway's credential/) } });
   });
 });
 

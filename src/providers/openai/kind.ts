@@ -16,6 +16,7 @@ export const openai = defineKind({
     apiKey: z.string().optional().describe('OpenAI API key, usually "${OPENAI_API_KEY}"; sent as Authorization: Bearer.'),
   },
   dialect: 'openai',
+  countsInputTokens: true,
   baseUrl: (entry) => entry.baseUrl ?? BASE_URL,
   describe: { where: (config) => config.baseUrl, credential: 'Authorization: Bearer', keyRequiredBy: 'OpenAI' },
   models: (config) => openAiModels(config),

@@ -99,9 +99,11 @@ export interface EncodedConversation {
 }
 
 /**
- * System parts first, then system messages hoisted in order: Anthropic's mid-conversation
- * `role: 'system'` works only on newer models, so a system message after the first turn
- * moves (with a warning) to the top-level `system`.
+ * System parts first, then the system messages before the first turn. A system message after
+ * the first turn stays where it is, as user text: joined to the user turn before it, or a user
+ * turn of its own (Anthropic's mid-conversation `role: 'system'` works only on newer models).
+ * Hoisting it into `system` would change the start of the prompt whenever one arrives, and with
+ * it every cached prefix; in place, it depends only on what comes before it.
  */
 export function encodeConversation(request: Ir.Request, ctx: Ir.TranslateContext): EncodedConversation {
   const system = encodeSystemParts(request.system);
@@ -109,8 +111,12 @@ export function encodeConversation(request: Ir.Request, ctx: Ir.TranslateContext
   let seenTurn = false;
   for (const m of request.messages) {
     if (m.role === 'system') {
-      if (seenTurn) warn(ctx, 'mid-conversation system message hoisted');
-      append(system, encodeSystemParts(m.content));
+      if (!seenTurn) {
+        append(system, encodeSystemParts(m.content));
+        continue;
+      }
+      warn(ctx, 'mid-conversation system message as user text');
+      pushTurn(turns, { role: 'user', content: encodeSystemParts(m.content) });
       continue;
     }
     seenTurn = true;

@@ -53,7 +53,7 @@ describe('encodeRequest: the required fields', () => {
 });
 
 describe('encodeRequest: system and turns', () => {
-  it('system parts keep cache_control; leading system messages join silently, later ones are hoisted with a warning', () => {
+  it('system parts keep cache_control; leading system messages join silently, later ones stay in place as user text', () => {
     const { body, warnings } = encode(
       req({
         system: [
@@ -65,17 +65,48 @@ describe('encodeRequest: system and turns', () => {
           hi,
           { role: 'system', content: [{ type: 'text', text: 'C', cacheControl: { type: 'ephemeral' } }] },
           { role: 'user', content: [{ type: 'text', text: 'again' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+          { role: 'system', content: [{ type: 'text', text: 'D' }] },
         ],
       }),
     );
     expect(body.system).toEqual([
       { type: 'text', text: 'A', cache_control: { type: 'ephemeral' } },
       { type: 'text', text: 'B' },
-      { type: 'text', text: 'C', cache_control: { type: 'ephemeral' } },
     ]);
-    // the two user turns around the hoisted message merge into one
-    expect(body.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'text', text: 'again' }] }]);
-    expect(warnings).toEqual(['mid-conversation system message hoisted']);
+    // C joins the user turn before it (the user turn after it merges in too); D, after an assistant turn, is a user turn of its own
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'text', text: 'C', cache_control: { type: 'ephemeral' } },
+          { type: 'text', text: 'again' },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'user', content: [{ type: 'text', text: 'D' }] },
+    ]);
+    expect([...new Set(warnings)]).toEqual(['mid-conversation system message as user text']);
+  });
+
+  it('a later turn leaves the earlier request as it was: system text mid-conversation changes no prefix', () => {
+    const turn1: Ir.Message[] = [hi, { role: 'system', content: [{ type: 'text', text: 'note 1' }] }];
+    const turn2: Ir.Message[] = [
+      ...turn1,
+      { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+      { role: 'system', content: [{ type: 'text', text: 'note 2' }] },
+      { role: 'user', content: [{ type: 'text', text: 'next' }] },
+    ];
+    // The gateway's own cache breakpoint moves to each request's last block: set aside, as a cache-aware upstream does.
+    const unmarked = (messages: Ir.Message[]) =>
+      JSON.parse(JSON.stringify(encode(req({ system: [{ type: 'text', text: 'S' }], messages })).body, (k, v: unknown) => (k === 'cache_control' ? undefined : v))) as Json;
+    const first = unmarked(turn1);
+    const second = unmarked(turn2);
+    expect(second.system).toEqual(first.system);
+    const earlier = first.messages as Json[];
+    expect((second.messages as Json[]).slice(0, earlier.length)).toEqual(earlier);
+    expect(earlier).toHaveLength(1);
   });
 
   it('leading system messages alone give no warning', () => {
@@ -513,11 +544,11 @@ describe('cache hints survive Messages → IR → Messages (Claude Code tool-res
     const ir = messagesCodec.decodeRequest(original, c);
     const body = messagesCodec.encodeRequest(ir, c);
     const system = body.system as Json[];
-    // the original system blocks, unchanged, then the hoisted mid-conversation system message
-    expect(system.slice(0, 3)).toEqual(original.system);
-    expect(system[3]).toEqual({ type: 'text', text: "[mid-conversation system message starting '# Environment', 9 198 chars]" });
+    // the original system blocks, unchanged; the mid-conversation system message stays in place, joined to the user turn before it
+    expect(system).toEqual(original.system);
     const messages = body.messages as Json[];
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect((messages[0]!.content as Json[]).at(-1)).toEqual({ type: 'text', text: "[mid-conversation system message starting '# Environment', 9 198 chars]" });
     const originalAssistant = (original.messages as Json[])[2]!;
     expect(messages[1]).toEqual(originalAssistant);
     const thinking = (messages[1]!.content as Json[])[0]!;
@@ -527,6 +558,6 @@ describe('cache hints survive Messages → IR → Messages (Claude Code tool-res
     expect(lastUser[0]).toEqual(((original.messages as Json[])[3]!.content as Json[])[0]);
     expect(JSON.stringify(body).match(/"cache_control"/g)).toHaveLength(JSON.stringify(original).match(/"cache_control"/g)!.length);
     expect(body.tools).toEqual((original.tools as Json[]).map(({ defer_loading: _d, ...t }) => t));
-    expect(c.warnings).toEqual(['mid-conversation system message hoisted']);
+    expect(c.warnings).toEqual(['mid-conversation system message as user text']);
   });
 });
