@@ -34,7 +34,10 @@ describe('reload summary', () => {
         file: 'gateway.config.json',
         generation: 3,
         applied: [{ section: 'key', op: 'added', name: 'dev:alice', fields: [] }],
-        notApplied: [{ field: 'port', from: '8787', to: '9000' }],
+        notApplied: [
+          { field: 'port', from: '8787', to: '9000' },
+          { field: 'dataDir', from: '(default)', to: '/srv/mg' },
+        ],
         url: 'http://127.0.0.1:8787',
         inFlight: 2,
         now: at,
@@ -45,6 +48,7 @@ describe('reload summary', () => {
       '09:05:07 ↻ reloaded gateway.config.json (config #3): 1 change',
       '  + key      dev:alice',
       '  ! server   port 8787 → 9000 not applied: a running server cannot move; still listening on http://127.0.0.1:8787 (restart serve to use the new address)',
+      '  ! server   dataDir (default) → /srv/mg not applied: the data folder is read at start (restart serve to use it)',
       '  2 requests in flight finish on config #2',
     ]);
   });

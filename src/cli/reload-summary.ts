@@ -42,7 +42,7 @@ export interface AppliedSummary {
   readonly generation: number;
   /** Changes that took effect. */
   readonly applied: readonly ConfigChange[];
-  /** Server fields that only a restart can change (host, port), with where it still listens. */
+  /** Server fields that only a restart can change (host, port, dataDir), with where it still listens. */
   readonly notApplied: readonly FieldChange[];
   readonly url: string;
   /** Requests still running on the previous config. */
@@ -59,10 +59,11 @@ export function formatApplied(s: AppliedSummary, c: ChalkInstance): string {
       : `${c.gray(clock(s.now))} ${c.cyan.bold('↻')} reloaded ${file} ${c.gray(`(config #${s.generation})`)}: ${count} change${count === 1 ? '' : 's'}`;
   const lines = [head, ...s.applied.map((change) => changeLine(change, c))];
   for (const f of s.notApplied) {
-    lines.push(
-      `  ${c.yellow.bold('!')} ${'server'.padEnd(WIDTH)} ${fieldText(f)} ${c.yellow('not applied')}: a running server cannot move; ` +
-        `still listening on ${printable(s.url)} (restart serve to use the new address)`,
-    );
+    const why =
+      f.field === 'dataDir'
+        ? 'the data folder is read at start (restart serve to use it)'
+        : `a running server cannot move; still listening on ${printable(s.url)} (restart serve to use the new address)`;
+    lines.push(`  ${c.yellow.bold('!')} ${'server'.padEnd(WIDTH)} ${fieldText(f)} ${c.yellow('not applied')}: ${why}`);
   }
   if (count > 0 && s.inFlight > 0) {
     lines.push(

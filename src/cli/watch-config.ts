@@ -26,6 +26,9 @@ export const DEBOUNCE_MS = 150;
 /** Node caches imported modules by URL, so cosmiconfig would hand back the old JavaScript config. */
 const CACHED_MODULE = /\.(js|cjs|mjs)$/;
 
+/** Server settings a running gateway cannot take on: where it listens, and the data folder read at start. */
+const RESTART_FIELDS = new Set(['host', 'port', 'dataDir']);
+
 export interface WatchConfigOptions {
   /** Absolute path of the config file. */
   readonly file: string;
@@ -126,7 +129,7 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
     const serving = gateway.state.config;
     const changes = diffConfig(serving, loaded);
     const server = changes.find((change) => change.section === 'server');
-    const notApplied: FieldChange[] = server ? server.fields.filter((f) => f.field === 'host' || f.field === 'port') : [];
+    const notApplied: FieldChange[] = server ? server.fields.filter((f) => RESTART_FIELDS.has(f.field)) : [];
     const applied = changes.flatMap((change) => {
       if (change !== server) return [change];
       const rest = change.fields.filter((f) => !notApplied.includes(f));

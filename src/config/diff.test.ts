@@ -263,6 +263,13 @@ const cases: [string, (c: Raw) => void, ConfigChange[]][] = [
       },
     ],
   ],
+  [
+    'the data folder',
+    (c) => {
+      c.server.dataDir = '/srv/model-gateway';
+    },
+    [{ section: 'server', op: 'changed', name: 'server', fields: [{ field: 'dataDir', from: '(default)', to: '/srv/model-gateway' }] }],
+  ],
 ];
 
 describe('diffConfig', () => {

@@ -187,5 +187,6 @@ function diffServer(before: Config, after: Config): ConfigChange[] {
   const shown = (v: number | undefined) => (v === undefined ? '(default)' : String(v));
   for (const f of SERVER_FIELDS) field(fields, f, shown(before.server[f]), shown(after.server[f]));
   field(fields, 'allowedHosts', before.server.allowedHosts.join(', ') || '(none)', after.server.allowedHosts.join(', ') || '(none)');
+  field(fields, 'dataDir', before.server.dataDir ?? '(default)', after.server.dataDir ?? '(default)');
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
 }
