@@ -1,8 +1,9 @@
 /**
- * Codex's remote compaction (`POST /v1/responses/compact`) through the gateway, with the openai
- * SDK as the client: passed through to a Responses upstream as it is, and performed by the
- * gateway with the model itself when the model is behind a Chat or Messages upstream. The fake
- * upstreams refuse what the real ones refuse for these requests.
+ * Codex's remote compaction (`POST /v1/responses/compact`, and an ordinary request ending with a
+ * `compaction_trigger` item) through the gateway, with the openai SDK as the client: passed through
+ * to a Responses upstream as it is, and performed by the gateway with the model itself when the
+ * model is behind a Chat or Messages upstream. The fake upstreams refuse what the real ones refuse
+ * for these requests.
  */
 import type { ServerResponse } from 'node:http';
 import OpenAI from 'openai';
@@ -205,5 +206,84 @@ describe('POST /v1/responses/compact', () => {
     await compact('kimi-coder', limited);
     await expect(compact('kimi-coder', limited)).rejects.toMatchObject({ status: 429 });
     expect(chat.received).toHaveLength(1);
+  });
+});
+
+/** A plain answer for the turn after the compaction, in the upstream's protocol. */
+function plainAnswer(req: Received, res: ServerResponse): void {
+  const body = req.json as Json;
+  if (req.url === '/v1/messages') {
+    json(res, 200, {
+      id: 'msg_2', type: 'message', role: 'assistant', model: body.model, content: [{ type: 'text', text: 'Carrying on.' }],
+      stop_reason: 'end_turn', stop_sequence: null, usage: { input_tokens: 30, output_tokens: 3 },
+    });
+    return;
+  }
+  json(res, 200, {
+    id: 'c2', object: 'chat.completion', created: 1, model: body.model,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'Carrying on.' }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: 30, completion_tokens: 3, total_tokens: 33 },
+  });
+}
+
+/** The text of every user turn the upstream received, in either protocol. */
+const sentUserTexts = (body: Json): string[] =>
+  (body.messages as Json[])
+    .filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : (m.content as Json[]).map((b) => (typeof b.text === 'string' ? b.text : '')).join('')));
+
+describe('a Responses request ending with compaction_trigger (Codex on the built-in OpenAI provider)', () => {
+  const TRIGGER = [...INPUT, { type: 'compaction_trigger' }];
+
+  it.each([
+    ['kimi-coder', 'Chat', true, () => chat],
+    ['kimi-coder', 'Chat', false, () => chat],
+    ['claude-coder', 'Messages', true, () => anthropic],
+    ['claude-coder', 'Messages', false, () => anthropic],
+  ])('%s (behind %s, stream %s): answered by one sealed compaction item, which the next turn opens into the summary', async (model, _title, stream, upstream) => {
+    const request = { model, input: TRIGGER as never, instructions: 'You are Codex.', tools: TOOLS as never, store: false };
+    let output: Json[];
+    if (stream) {
+      const events: string[] = [];
+      const s = await client.responses.create({ ...request, stream: true });
+      let completed: Json | undefined;
+      for await (const ev of s) {
+        events.push(ev.type);
+        if (ev.type === 'response.completed') completed = ev.response as unknown as Json;
+      }
+      expect(events.filter((e) => e.startsWith('response.output_item.'))).toEqual(['response.output_item.added', 'response.output_item.done']);
+      expect(events.some((e) => e.startsWith('response.output_text'))).toBe(false);
+      output = completed?.output as Json[];
+    } else {
+      output = (await client.responses.create(request)).output as unknown as Json[];
+    }
+    // The upstream fakes refuse a summary request that streams, may call tools or does not end with the instruction.
+    expect(upstream().received).toHaveLength(1);
+    expect(output).toEqual([{ type: 'compaction', id: expect.any(String), encrypted_content: expect.stringMatching(/^mgw1\./) }]);
+    expect(JSON.stringify(output)).not.toContain('off-by-one');
+
+    upstream().once(plainAnswer);
+    const next = await client.responses.create({
+      model,
+      input: [INPUT[1], output[0], { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Carry on.' }] }] as never,
+      tools: TOOLS as never,
+      store: false,
+    });
+    expect(next.output_text).toBe('Carrying on.');
+    // Messages joins consecutive user turns into one: the texts are found in order in what was sent.
+    const sent = sentUserTexts(upstream().last().json as Json).join('\n');
+    const at = ['The parser test fails, fix it.', SUMMARY_PREFIX + SUMMARY, 'Carry on.'].map((t) => sent.indexOf(t));
+    expect(Math.min(...at)).toBeGreaterThanOrEqual(0);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+
+  it("drops a compaction item the gateway did not seal (OpenAI's own) and lists it", async () => {
+    chat.once(plainAnswer);
+    const { data, response } = await client.responses
+      .create({ model: 'kimi-coder', input: [INPUT[1], COMPACTION_ITEM, { type: 'message', role: 'user', content: 'Carry on.' }] as never, store: false })
+      .withResponse();
+    expect(data.output_text).toBe('Carrying on.');
+    expect(sentUserTexts(chat.last().json as Json)).toEqual(['The parser test fails, fix it.', 'Carry on.']);
+    expect(response.headers.get('x-model-gateway-dropped')).toContain('compaction history');
   });
 });

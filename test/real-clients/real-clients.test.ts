@@ -1196,11 +1196,9 @@ describeReal('Codex compacts a session on a model behind a Chat upstream (fake u
     TEST_TIMEOUT_MS,
   );
 
-  // Fails today: on a translated route the gateway drops the compaction_trigger item (listed as
-  // `compaction_trigger history`) and answers a plain message, and Codex stops with "remote compaction
-  // v2 expected exactly one compaction output item, got 0". The gateway has to answer it with one
-  // `compaction` item of its own (the model's summary, sealed) and open that item on the next turns.
-  it.fails(
+  // The gateway asks the model for the summary, answers the trigger with one `compaction` item of
+  // its own (the summary, sealed) and opens that item into the summary on the next turns.
+  it(
     "Codex exec on its built-in OpenAI provider compacts remotely (compaction_trigger) with the gateway's compaction",
     async () => {
       chat.received.length = 0;

@@ -27,6 +27,11 @@ export interface SealedReasoning {
   readonly signature?: string;
   /** Anthropic's redacted thinking, likewise. */
   readonly redacted?: string;
+  /**
+   * The model's summary of a compacted conversation: a Responses `compaction` item the gateway
+   * answered carries only this seal, so the text rides inside it (sealed over the empty text).
+   */
+  readonly compaction?: string;
 }
 
 export interface ReasoningSeal {
@@ -44,6 +49,7 @@ interface Payload {
   s?: 1;
   g?: string;
   r?: string;
+  c?: string;
 }
 
 export function reasoningSeal(key: Buffer): ReasoningSeal {
@@ -57,6 +63,7 @@ export function reasoningSeal(key: Buffer): ReasoningSeal {
         ...(carried.summary ? { s: 1 as const } : {}),
         ...(carried.signature !== undefined ? { g: carried.signature } : {}),
         ...(carried.redacted !== undefined ? { r: carried.redacted } : {}),
+        ...(carried.compaction !== undefined ? { c: carried.compaction } : {}),
       };
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${PREFIX}${encoded}.${mac(encoded, text).toString('base64url')}`;
@@ -82,6 +89,7 @@ export function reasoningSeal(key: Buffer): ReasoningSeal {
         ...(payload.s === 1 ? { summary: true } : {}),
         ...(typeof payload.g === 'string' ? { signature: payload.g } : {}),
         ...(typeof payload.r === 'string' ? { redacted: payload.r } : {}),
+        ...(typeof payload.c === 'string' ? { compaction: payload.c } : {}),
       };
     },
   };

@@ -18,6 +18,7 @@ import { readEffort } from './decode-reasoning.js';
 import { fromCarrier, replayedText } from './reasoning-carrier.js';
 import { objects, str, warn } from './read.js';
 import { append } from '../../../translate/common/append.js';
+import { openCompaction, summaryInstruction } from './compaction.js';
 
 export interface DecodedInput {
   readonly system: TextPart[];
@@ -152,13 +153,33 @@ export function decodeInput(input: unknown, ctx: TranslateContext): DecodedInput
         effort = readEffort(reasoning.effort) ?? effort;
         break;
       }
+      case 'compaction': {
+        // The gateway's own compaction item (compaction.ts) holds the summary; OpenAI's needs its stored state.
+        const summary = openCompaction(raw, ctx);
+        if (!summary) {
+          warn(ctx, 'compaction history');
+          break;
+        }
+        started = true;
+        built.push({ role: 'user', content: summary, toolOutputs: false });
+        break;
+      }
+      case 'compaction_trigger':
+        // Only the last item asks for a compaction (decode-request.ts); one earlier asks nothing now.
+        if (i !== input.length - 1) {
+          warn(ctx, 'compaction_trigger history');
+          break;
+        }
+        started = true;
+        built.push({ role: 'user', content: summaryInstruction(), toolOutputs: false });
+        break;
       case 'item_reference': {
         // The pipeline replaces references with the stored items (src/responses-store) before translating: one left names nothing held.
         const id = str(raw.id) ?? '';
         throw invalidRequest(`Item with id '${id}' not found.`, `${where}.id`);
       }
       default:
-        // compaction needs OpenAI's stored state; built-in tool calls ran on OpenAI.
+        // Built-in tool calls ran on OpenAI.
         warn(ctx, `${String(type)} history`);
     }
   });

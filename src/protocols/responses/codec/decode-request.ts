@@ -19,6 +19,7 @@ import { decodeInput } from './decode-input.js';
 import { decodeReasoning } from './decode-reasoning.js';
 import { decodeToolChoice, decodeTools } from './decode-tools.js';
 import { bool, num, str, warn } from './read.js';
+import { isCompactionRequest, requireSeal } from './compaction.js';
 
 /** `text.format` (flat, unlike Chat's `response_format`). */
 function decodeFormat(text: unknown): ResponseFormat | undefined {
@@ -49,7 +50,11 @@ function decodeMetadata(metadata: unknown): Record<string, string> | undefined {
 
 export function decodeRequest(body: Json, ctx: TranslateContext): Request {
   const model = requireModel(body);
-  const stream = readStream(body);
+  const compaction = isCompactionRequest(body);
+  if (compaction) requireSeal(ctx);
+  // A compaction's summary is asked for whole (its answer is one item, made once the text is known)
+  // and without tool calls, as the gateway's own compaction asks it (src/compact/summary-request.ts).
+  const stream = compaction ? false : readStream(body);
   if (body.instructions !== undefined && body.instructions !== null && typeof body.instructions !== 'string') {
     throw invalidRequest('`instructions` must be a string.', 'instructions');
   }
@@ -58,9 +63,11 @@ export function decodeRequest(body: Json, ctx: TranslateContext): Request {
   const system = instructions ? [{ type: 'text' as const, text: instructions }, ...input.system] : input.system;
 
   let tools = [...decodeTools(body.tools, ctx, 'tools'), ...input.tools];
-  const { choice, allowed } = decodeToolChoice(body.tool_choice, ctx);
+  const decoded = decodeToolChoice(body.tool_choice, ctx);
   // `allowed_tools` has no IR form; offering only the allowed tools says the same.
-  if (allowed) tools = tools.filter((t) => allowed.has(t.name));
+  if (decoded.allowed) tools = tools.filter((t) => decoded.allowed?.has(t.name));
+  // The tools stay declared for the calls in the history; the summary must not call one.
+  const choice = compaction && tools.length > 0 ? { type: 'none' as const } : decoded.choice;
 
   if (num(body.top_logprobs) !== undefined) warn(ctx, 'logprobs');
   if (num(body.max_tool_calls) !== undefined) warn(ctx, 'max_tool_calls');

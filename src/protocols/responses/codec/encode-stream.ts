@@ -15,6 +15,7 @@ import type { Json } from '../../shallow.js';
 import { eventFrame } from '../../../sse/format.js';
 import type * as Ir from '../../../translate/ir.js';
 import type { StreamEncoder } from '../../../translate/types.js';
+import { compactionItem, isCompactionRequest } from './compaction.js';
 import { messageItem, outputTextPart, reasoningId, refusalPart, toolCallItem, toolItemId } from './encode-output.js';
 import { envelope, responseId, type EnvelopeFields } from './envelope.js';
 import { createReasoningWriter, type ReasoningWriter } from './encode-stream-reasoning.js';
@@ -36,6 +37,8 @@ function errorCode(errorType: string | undefined): string {
 }
 
 export function encodeStream(ctx: Ir.TranslateContext, callerBody: Json): StreamEncoder {
+  /** A compaction's summary, held: its one item is made when the text is whole (compaction.ts). */
+  const summary: string[] | undefined = isCompactionRequest(callerBody) ? [] : undefined;
   let seq = 0;
   let id = '';
   let created = 0;
@@ -142,8 +145,15 @@ export function encodeStream(ctx: Ir.TranslateContext, callerBody: Json): Stream
     return done + frame('response.content_part.done', { ...at, part });
   };
 
+  const finishCompaction = (): string => {
+    const item = compactionItem(summary?.join('') ?? '', ctx);
+    items.push(item);
+    const at = { output_index: items.length - 1 };
+    return frame('response.output_item.added', { ...at, item }) + frame('response.output_item.done', { ...at, item });
+  };
+
   const finish = (ev: Extract<Ir.StreamEvent, { type: 'finish' }>): string => {
-    const out = blockStop() + closeMessage();
+    const out = summary ? finishCompaction() : blockStop() + closeMessage();
     const { status, incomplete_details } = statusOf(ev.stopReason);
     const response = snapshot({ status, incompleteDetails: incomplete_details, output: items, usage: encodeUsage(ev.usage) });
     return out + frame(status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
@@ -162,6 +172,10 @@ export function encodeStream(ctx: Ir.TranslateContext, callerBody: Json): Stream
       if (ended) return '';
       if (ev.type === 'start') return start(ev);
       const head = start();
+      if (summary && ev.type !== 'finish' && ev.type !== 'error') {
+        if (ev.type === 'block_delta' && ev.delta.type === 'text') summary.push(ev.delta.text);
+        return head;
+      }
       switch (ev.type) {
         case 'block_start':
           return head + blockStop() + blockStart(ev.block);
