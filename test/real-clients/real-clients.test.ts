@@ -284,6 +284,15 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
    * Claude Code's requests: only messages calls (plus 2.1.197's HEAD / warm-up), all answered
    * by echo, passed through or (`via`) translated with exactly `warnings` dropped.
    */
+  /**
+   * The entries of the last Claude Code run: those of its session. A run before it may still finish a
+   * background request of its own (model discovery starts one) after that test has counted its entries.
+   */
+  function thisRun(entries: LogEntry[]): LogEntry[] {
+    const session = entries.at(-1)?.sessionId;
+    return session === undefined ? entries : entries.filter((e) => e.sessionId === session);
+  }
+
   function expectClaudeTraffic(
     lines: string[],
     entries: LogEntry[],
@@ -301,7 +310,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     }
     for (const line of lines.filter((l) => !/ POST /.test(l))) expect(line).toMatch(/ HEAD \/ /);
 
-    const posted = entries.filter((e) => e.method === 'POST');
+    const posted = thisRun(entries).filter((e) => e.method === 'POST');
     expect(posted).toHaveLength(posts);
     for (const e of posted) {
       expect(e).toMatchObject({ path: '/v1/messages', status: 200, provider: 'echo', keyGroup: 'dev' });
@@ -387,7 +396,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       const entries = await newEntries(native, entriesBefore, lines.length);
       expectClaudeTraffic(lines, entries, 2, 'x-api-key');
 
-      const second = bodyOf(entries.filter((e) => e.method === 'POST')[1]!);
+      const second = bodyOf(thisRun(entries).filter((e) => e.method === 'POST')[1]!);
       const messages = second.messages as { role: string; content: unknown }[];
       const turns = messages.filter((m) => m.role !== 'system');
       expect(turns.at(-2)).toMatchObject({
@@ -694,7 +703,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
         const lines = await newLines(g, linesBefore, 2);
         expect(lines, lines.join('\n')).toHaveLength(2);
         const tag = via ? `\\[responses→${via}\\] ` : '';
-        for (const line of lines) expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/responses gpt-5-codex → echo/gpt-5-codex ${tag}dev:${KEY_ID} `));
+        for (const line of lines) expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/responses \\(websocket\\) gpt-5-codex → echo/gpt-5-codex ${tag}dev:${KEY_ID} `));
       },
       TEST_TIMEOUT_MS,
     );
