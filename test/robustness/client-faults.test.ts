@@ -492,6 +492,16 @@ describe('hostile headers', () => {
     expect(await client.closesWithin(2000)).toBe(true);
   });
 
+  it.each([
+    ['a Messages path', () => requestHead('POST', MESSAGES.path, { 'x-padding': 'p'.repeat(20_000), 'content-length': 2 })],
+    ['the anthropic-version header on another path', () => requestHead('POST', '/nowhere', { 'anthropic-version': '2023-06-01', 'x-padding': 'p'.repeat(20_000), 'content-length': 2 })],
+  ])('a 431 before the handler is in Anthropic shape when the raw request shows %s', async (_name, head) => {
+    const client = await RawClient.open(gw.url);
+    await client.write(`${head()}{}`);
+    const res = await client.response();
+    expectError(res, 431, 'anthropic');
+  });
+
   it('headers of 12 KB in all are served', async () => {
     const res = await send(CHAT, JSON.stringify(CHAT.body('echo', 'big headers')), { ...CHAT.headers(), 'x-padding': 'p'.repeat(12_000) });
     expect(res.status).toBe(200);
