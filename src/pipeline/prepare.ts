@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
 import { compactingTranslator } from '../compact/translator.js';
 import { protocols } from '../protocols/registry.js';
-import type { Operation, Protocol } from '../protocols/types.js';
+import { type Operation, PROTOCOLS, type Protocol } from '../protocols/types.js';
 import { providerKind } from '../providers/kinds.js';
 import type { Route } from '../routing/route.js';
 import { addNumberField } from '../translate/add-field.js';
@@ -97,15 +97,25 @@ function translateContext(r: ModelRequest, route: Route, stored: boolean): Trans
  */
 const COMMON = ['accept', 'user-agent'] as const;
 
+interface PassedOn {
+  readonly names: readonly string[];
+  readonly defaults: readonly (readonly [string, string])[];
+}
+
+/** Per upstream protocol, once: the caller headers it gets, and what it gets when the caller sent none. */
+const passedOn = {} as Record<Protocol, PassedOn>;
+for (const p of PROTOCOLS) {
+  const { forward, defaults } = protocols[p].upstreamHeaders;
+  passedOn[p] = { names: [...COMMON, ...forward], defaults: Object.entries(defaults) };
+}
+
 export function upstreamHeaders(client: IncomingHttpHeaders, upstream: Protocol): Record<string, string> {
   const out: Record<string, string> = { 'content-type': 'application/json' };
-  const { forward, defaults } = protocols[upstream].upstreamHeaders;
-  for (const names of [COMMON, forward]) {
-    for (const name of names) {
-      const value = client[name];
-      if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
-    }
+  const { names, defaults } = passedOn[upstream];
+  for (const name of names) {
+    const value = client[name];
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  for (const [name, value] of Object.entries(defaults)) out[name] ??= value;
+  for (const [name, value] of defaults) out[name] ??= value;
   return out;
 }
