@@ -695,7 +695,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       `Codex with supports_websockets runs exec_command over a WebSocket${via ? ` through an echo that speaks only ${via}` : ''}`,
       async () => {
         const g = via ? only[via] : native;
-        const { run, linesBefore } = await codex('echo hello exec_command', g, { websockets: true });
+        const { run, linesBefore, entriesBefore } = await codex('echo hello exec_command', g, { websockets: true });
         expect(run.stderr).toMatch(/connected to Responses WebSocket status=101/);
         expect(run.stderr).not.toMatch(/falling back to HTTP|fallback to HTTP/i);
         expect(run.stdout).toMatch(/Output:\nhello exec_command\n/);
@@ -704,6 +704,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
         expect(lines, lines.join('\n')).toHaveLength(2);
         const tag = via ? `\\[responses→${via}\\] ` : '';
         for (const line of lines) expect(line).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d 200 POST /v1/responses \\(websocket\\) gpt-5-codex → echo/gpt-5-codex ${tag}dev:${KEY_ID} `));
+        // The JSONL entries are written after the log lines: wait for both, so the next case counts from here.
+        expect(await newEntries(g, entriesBefore, 2)).toHaveLength(2);
       },
       TEST_TIMEOUT_MS,
     );
