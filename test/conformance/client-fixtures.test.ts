@@ -120,3 +120,55 @@ describe.each(fixtures)('$file', ({ caller, body }) => {
     expect(userTexts(upIr).join('\n')).toContain(userTexts(callerIr).at(-1) ?? '');
   });
 });
+
+/**
+ * Claude Code's betas (`anthropic-beta`) switch on body fields that only Anthropic reads. On a
+ * translated route each is mapped to the upstream's own field, or dropped and listed when dropping
+ * it changes what the model sees, and none of them reaches the upstream as it was.
+ */
+describe("Claude Code's beta-enabled fields on translated routes", () => {
+  const claudeCode = fixtures.filter((f) => f.file.startsWith('claude-code-'));
+  const tools = (b: Json) => b.tools as Json[];
+  const withTool = (b: Json, extra: Json): Json => ({ ...b, tools: tools(b).map((t) => (t.name === 'Bash' ? { ...t, ...extra } : t)) });
+
+  type Case = [field: string, vary: (b: Json) => Json, expect: (up: Ir.Request, warnings: string[]) => void];
+  const cases: Case[] = [
+    ['context_management that clears nothing (as sent)', (b) => b, (_up, w) => expect(w).not.toContain('context_management')],
+    [
+      'context_management that clears tool results',
+      (b) => ({ ...b, context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } }),
+      (_up, w) => expect(w).toContain('context_management'),
+    ],
+    ['output_config.effort', (b) => ({ ...b, output_config: { effort: 'high' } }), (up) => expect(up.reasoning?.effort).toBe('high')],
+    [
+      'output_config.format',
+      (b) => ({ ...b, output_config: { format: { type: 'json_schema', schema: { type: 'object', properties: {} } } } }),
+      (up) => expect(up.responseFormat).toMatchObject({ type: 'json_schema', schema: { type: 'object', properties: {} } }),
+    ],
+    ['tools[].strict', (b) => withTool(b, { strict: true }), (up) => expect(up.tools.find((t) => t.name === 'Bash')?.strict).toBe(true)],
+    [
+      'tools[].defer_loading (not loaded by a tool search)',
+      (b) => b,
+      (up, w) => {
+        expect(up.tools.map((t) => t.name)).not.toContain('DeferredToolPlaceholder');
+        expect(w.join(' ')).not.toMatch(/defer/);
+      },
+    ],
+    ['tools[].input_examples', (b) => withTool(b, { input_examples: [{ command: 'ls' }] }), (_up, w) => expect(w).toContain('tool input_examples')],
+    ['tools[].eager_input_streaming', (b) => withTool(b, { eager_input_streaming: true }), (_up, w) => expect(w.join(' ')).not.toMatch(/eager/)],
+  ];
+  const upstreams = targets.filter(([p]) => p !== 'messages');
+
+  describe.each(claudeCode)('$file', ({ body }) => {
+    it.each(cases.flatMap(([field, vary, check]) => upstreams.map(([p, d]) => [field, p, d, vary, check] as const)))(
+      '%s → %s (%s)',
+      (_field, upstream, dialect, vary, check) => {
+        const ctx = context('messages', upstream, dialect);
+        const out = translatorFor('messages', upstream)!.request(vary(body), ctx);
+        check(codecs[upstream].decodeRequest(out, context(upstream, upstream, dialect)), ctx.warnings);
+        // Whatever happened to them, Anthropic's own fields never reach another upstream.
+        expect(JSON.stringify(out)).not.toMatch(/"(context_management|output_config|defer_loading|input_examples|eager_input_streaming|anthropic_beta)"/);
+      },
+    );
+  });
+});

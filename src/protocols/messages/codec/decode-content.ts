@@ -109,6 +109,10 @@ function decodeMedia(block: Json, ctx: Ir.TranslateContext): Media | undefined {
       return decodeDocument(block, ctx);
     case 'search_result':
       return searchResultText(block, ctx);
+    case 'tool_reference':
+      // Tool search's answer: the named deferred tool is offered from this turn on (see `decodeTools`),
+      // so the name alone tells the model what the search found.
+      return { type: 'text', text: str(block.tool_name) ?? '', ...readCache(block) };
     default:
       warnDroppedBlock(block, ctx);
       return undefined;

@@ -85,19 +85,14 @@ describe('decodeRequest: real client requests', () => {
       ],
     });
     expect(ir.tools.map((t) => t.name)).toEqual([
-      'Agent', 'Bash', 'Edit', 'ListAgents', 'Read', 'ReportFindings', 'ScheduleWakeup', 'Skill', 'ToolSearch', 'Workflow', 'DeferredToolPlaceholder', 'Write',
+      'Agent', 'Bash', 'Edit', 'ListAgents', 'Read', 'ReportFindings', 'ScheduleWakeup', 'Skill', 'ToolSearch', 'Workflow', 'Write',
     ]);
     const bash = ir.tools[1]!;
     expect(bash.kind).toBe('function');
     expect(bash.description).toBe('[tool description, 2 110 chars]');
     expect(bash.parameters).toEqual((body.tools as Json[])[1]!.input_schema);
-    // defer_loading is Anthropic's own tool-search mechanics: dropped without a word.
-    expect(ir.tools[10]).toEqual({
-      kind: 'function',
-      name: 'DeferredToolPlaceholder',
-      description: 'Reserved placeholder that keeps deferred tool loading active; never call this tool.',
-      parameters: { type: 'object', properties: {} },
-    });
+    // A deferred tool that no tool search has loaded is not shown to the model, as on Anthropic.
+    expect(ir.tools.some((t) => t.name === 'DeferredToolPlaceholder')).toBe(false);
     // adaptive thinking at the stated effort
     expect(ir.reasoning).toEqual({ effort: 'medium' });
     expect(ir.user).toBe((body.metadata as Json).user_id);
@@ -337,7 +332,30 @@ describe('decodeRequest: crafted requests', () => {
       },
       { kind: 'function', name: 'noop', parameters: { type: 'object' } },
     ]);
-    expect(c.warnings).toEqual(['web_search tool (server)', 'bash tool (server)', 'str_replace_based_edit_tool tool (server)']);
+    expect(c.warnings).toEqual(['tool input_examples', 'web_search tool (server)', 'bash tool (server)', 'str_replace_based_edit_tool tool (server)']);
+  });
+
+  it('deferred tools are offered once a tool search has named them in a tool_reference, as Anthropic shows them', () => {
+    const deferred = (name: string) => ({ name, input_schema: { type: 'object' }, defer_loading: true });
+    const tools = [{ name: 'ToolSearch', input_schema: { type: 'object' } }, deferred('mcp__a'), deferred('mcp__b')];
+    const first = decode({ ...base, messages: [user('find a')], tools });
+    expect(first.ir.tools.map((t) => t.name)).toEqual(['ToolSearch']);
+    expect(first.warnings).toEqual([]);
+
+    const searched = decode({
+      ...base,
+      tools,
+      messages: [
+        user('find a'),
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'a' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'mcp__a' }] }] },
+      ],
+    });
+    // Loaded tools keep their place in the list, so the list only grows at its positions.
+    expect(searched.ir.tools.map((t) => t.name)).toEqual(['ToolSearch', 'mcp__a']);
+    // The search's answer reads as the tool's name.
+    expect(searched.ir.messages.at(-1)!.content[0]).toMatchObject({ type: 'tool_result', callId: 'toolu_1', content: [{ type: 'text', text: 'mcp__a' }] });
+    expect(searched.warnings).toEqual([]);
   });
 
   const tool = { name: 'get', input_schema: { type: 'object' } };

@@ -74,7 +74,7 @@ const stringList = (v: unknown): string[] | undefined =>
 export function decodeRequest(body: Json, ctx: Ir.TranslateContext): Ir.Request {
   const model = requireModel(body);
   const messages = decodeMessages(requireMessages(body), ctx);
-  const tools = decodeTools(body.tools, ctx);
+  const tools = decodeTools(body.tools, body.messages, ctx);
   const { toolChoice, parallelToolCalls } = decodeToolChoice(body.tool_choice, tools, ctx);
   const maxOutputTokens = num(body.max_tokens);
   const temperature = num(body.temperature);

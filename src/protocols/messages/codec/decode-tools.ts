@@ -13,17 +13,36 @@ import { objects, readCache, str, warn } from './read.js';
 /** A client tool has no `type`, or `type: 'custom'`. */
 const isClientTool = (t: Json): boolean => t.type === undefined || t.type === null || t.type === 'custom';
 
-export function decodeTools(tools: unknown, ctx: Ir.TranslateContext): Ir.Tool[] {
+/**
+ * The tools a tool search has loaded so far: the names its `tool_reference` blocks carry inside
+ * tool results. Anthropic shows a `defer_loading` tool to the model only from then on; translated
+ * requests do the same by offering it to the upstream only from then on.
+ */
+function loadedTools(messages: unknown): Set<string> {
+  const names = new Set<string>();
+  for (const m of objects(messages)) {
+    for (const block of objects(m.content)) {
+      if (block.type !== 'tool_result') continue;
+      for (const b of objects(block.content)) if (b.type === 'tool_reference' && typeof b.tool_name === 'string') names.add(b.tool_name);
+    }
+  }
+  return names;
+}
+
+export function decodeTools(tools: unknown, messages: unknown, ctx: Ir.TranslateContext): Ir.Tool[] {
   const out: Ir.Tool[] = [];
+  let loaded: Set<string> | undefined;
   for (const t of objects(tools)) {
     const name = str(t.name) ?? '';
     if (!isClientTool(t)) {
       warn(ctx, `${name || String(t.type)} tool (server)`);
       continue;
     }
+    if (t.defer_loading === true && !(loaded ??= loadedTools(messages)).has(name)) continue;
     const description = str(t.description);
-    // `defer_loading`, `input_examples`, `eager_input_streaming` and `allowed_callers` tune Anthropic's
-    // own tool handling; other providers have no use for them, so they go without a warning.
+    // Examples have no field elsewhere and change what the model sees: listed. `eager_input_streaming`
+    // and `allowed_callers` only tune Anthropic's own tool handling and go without a word.
+    if (Array.isArray(t.input_examples) && t.input_examples.length > 0) warn(ctx, 'tool input_examples');
     out.push({
       kind: 'function',
       name,
