@@ -3,6 +3,7 @@
  * into exact names and specificity-ordered globs. Assumes `rules.ts` found nothing.
  */
 import { providerKind } from '../providers/kinds.js';
+import { commonProviderFields } from './provider-fields.js';
 import { compareSpecificity, isGlob } from './glob.js';
 import { keyDigest, keyId } from './keys.js';
 import type { ValidatedConfig } from './schema.js';
@@ -47,6 +48,8 @@ export function normalizeConfig(written: ValidatedConfig): Config {
 
 function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
   const kind = providerKind(p.type);
+  const written = p as Record<string, unknown>;
+  const own = Object.fromEntries(Object.keys(kind.fields).filter((f) => !(f in commonProviderFields) && written[f] !== undefined).map((f) => [f, written[f]]));
   return {
     id,
     type: p.type,
@@ -57,6 +60,8 @@ function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
     protocols: new Set(p.protocols ?? kind.protocols),
     timeouts: { ...p.timeouts },
     retries: p.retries,
+    own,
+    secrets: (kind.secretFields ?? []).flatMap((f) => (typeof own[f] === 'string' && own[f] !== '' ? [own[f]] : [])),
   };
 }
 

@@ -36,6 +36,13 @@ export interface ProviderConfig {
   readonly timeouts: Timeouts;
   /** Extra attempts on retryable failures before any byte reached the client. */
   readonly retries: number;
+  /**
+   * The kind's own fields as written (`region`, `deployment`…), `${ENV}` already resolved; the
+   * kind's module reads them (see `providers/<type>/kind.ts`).
+   */
+  readonly own: Readonly<Record<string, unknown>>;
+  /** Credentials besides `apiKey` (a client secret, a Bedrock API key…): cut out of upstream error text like it, never logged. */
+  readonly secrets: readonly string[];
 }
 
 /** `estimate`: a local estimate; `off`: 404, so that the client estimates itself. */

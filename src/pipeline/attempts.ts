@@ -136,6 +136,7 @@ class Outgoing implements UpstreamRequest {
   readonly operation: Operation;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
+  readonly model: string;
   readonly abort: CallAbort;
   readonly stream: boolean;
   readonly maxResponseBytes: number;
@@ -148,6 +149,7 @@ class Outgoing implements UpstreamRequest {
     this.operation = prepared.operation;
     this.headers = prepared.headers;
     this.body = prepared.body;
+    this.model = prepared.model;
     this.abort = request.ctx.controller;
     this.stream = request.info.stream;
     this.maxResponseBytes = request.state.config.server.maxResponseBytes;

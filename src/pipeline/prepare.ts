@@ -8,10 +8,12 @@ import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
 import { compactingTranslator } from '../compact/translator.js';
 import { protocols } from '../protocols/registry.js';
 import { type Operation, PROTOCOLS, type Protocol } from '../protocols/types.js';
+import type { ProviderKind } from '../providers/kind.js';
 import { providerKind } from '../providers/kinds.js';
 import type { Route } from '../routing/route.js';
 import { addNumberField } from '../translate/add-field.js';
 import type { TranslateContext } from '../translate/ir.js';
+import { warn } from '../translate/common/warn.js';
 import { renameModel } from '../translate/rename-model.js';
 import type { ModelRequest } from './model-request.js';
 import { keeping } from './references.js';
@@ -23,9 +25,11 @@ export interface Prepared {
   readonly protocol: Protocol;
   /** The upstream operation: the caller's on passthrough; a translated request is always a create. */
   readonly operation: Operation;
+  /** The model named upstream (a provider may put it in the URL rather than the body). */
+  readonly model: string;
   readonly headers: Record<string, string>;
   readonly body: Buffer;
-  /** The translated request; undefined for passthrough, which sends the caller's own. */
+  /** The request sent, parsed; undefined for passthrough, which sends the caller's own bytes. */
   readonly json: Record<string, unknown> | undefined;
   readonly translation: Translation | undefined;
   /** What was dropped or approximated on the way (translation's warnings; seals taken out of a passthrough). */
@@ -33,6 +37,25 @@ export interface Prepared {
 }
 
 export function prepare(r: ModelRequest, route: Route): Prepared {
+  const prepared = prepareBody(r, route);
+  const { envelope } = providerKind(route.target.provider.type);
+  return envelope ? envelop(prepared, route, envelope) : prepared;
+}
+
+/** The prepared request in the envelope its upstream takes (see `ProviderKind.envelope`). */
+function envelop(prepared: Prepared, route: Route, envelope: NonNullable<ProviderKind['envelope']>): Prepared {
+  const json = prepared.json ?? (JSON.parse(prepared.body.toString('utf8')) as Record<string, unknown>);
+  const out = envelope(route.target.provider, { protocol: prepared.protocol, operation: prepared.operation, json, headers: prepared.headers });
+  let { warnings } = prepared;
+  if (out.dropped.length > 0) {
+    // A translation's list is the one its answer's header reads.
+    if (prepared.translation) for (const phrase of out.dropped) warn(prepared.translation.ctx, phrase);
+    else warnings = [...(warnings ?? []), ...out.dropped];
+  }
+  return { ...prepared, headers: out.headers, json: out.json, body: Buffer.from(JSON.stringify(out.json)), warnings };
+}
+
+function prepareBody(r: ModelRequest, route: Route): Prepared {
   const { plan, target } = route;
   const protocol = plan.upstreamProtocol;
   const headers = upstreamHeaders(r.ctx.req.headers, protocol);
@@ -46,7 +69,7 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
       ? Buffer.from(JSON.stringify({ ...stripped.body, model: target.upstreamModel }))
       : renameModel(r.raw, json, target.upstreamModel, r.modelAt);
     const warnings = stripped ? [`${stripped.dropped} thinking block(s) sealed for another provider`] : undefined;
-    const passed = { protocol, operation: r.operation, headers, json: undefined, translation: undefined, warnings };
+    const passed = { protocol, operation: r.operation, model: target.upstreamModel, headers, json: undefined, translation: undefined, warnings };
     if (cap === undefined) return { ...passed, body: renamed };
     const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
     return { ...passed, body: addNumberField(renamed, json, field, cap, target.upstreamModel) };
@@ -62,6 +85,7 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
     protocol,
     // count_tokens on a translated route is answered locally (handle.ts): what is sent is a create.
     operation: 'create',
+    model: target.upstreamModel,
     headers,
     body: Buffer.from(JSON.stringify(json)),
     json,

@@ -39,6 +39,8 @@ function provider(): ReturnType<typeof createHttpProvider> {
     protocols: new Set(['chat']),
     timeouts: DEFAULT_TIMEOUTS,
     retries: 0,
+    own: {},
+    secrets: [],
   };
   return createHttpProvider(config, hooks);
 }

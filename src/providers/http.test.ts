@@ -21,6 +21,8 @@ function provider(type: ProviderType, apiKey: string | undefined, headers: Recor
     protocols: new Set([type === 'anthropic' ? 'messages' : 'chat']),
     timeouts: DEFAULT_TIMEOUTS,
     retries: 0,
+    own: {},
+    secrets: [],
   };
   return providerKind(type).create(config, undefined);
 }

@@ -55,8 +55,17 @@ export interface HttpHooks {
   readonly urlPerCall?: boolean;
   /** The provider credential as the kind's headers. */
   credential(apiKey: string): Record<string, string>;
-  /** Headers computed over the final URL and body, per call (a request signature); they replace any of the same name. */
-  sign?(call: SignedCall): Record<string, string>;
+  /**
+   * Headers computed per call over the final URL and body (a request signature, a short-lived
+   * token); they replace any of the same name. A promise when they wait for a credential; a
+   * rejection fails the call as `transportError` maps it.
+   */
+  sign?(call: SignedCall): Record<string, string> | Promise<Record<string, string>>;
+  /**
+   * The answer as the gateway reads it, for an upstream whose answers are framed its own way
+   * (AWS event-stream, a count in other field names). Rejecting fails the call as `transportError` maps it.
+   */
+  answer?(answer: UpstreamResponse, call: UrlCall): UpstreamResponse | Promise<UpstreamResponse>;
   /** An HTTP error answer (status >= 400) as the error the caller sees; default: upstream-error.ts. */
   toError?(config: ProviderConfig, status: number, headers: Readonly<Record<string, string | string[] | undefined>>, bodyText: string): GatewayError;
   /** A failure before or while reading the answer, as the error the caller sees; default: `transportError` below. */
@@ -89,9 +98,8 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
   const urls = new Map<string, URL>();
   const urlFor = (req: UpstreamRequest): URL => {
     if (hooks.urlPerCall) {
-      const model = typeof req.model === 'string' ? req.model : typeof req.json.model === 'string' ? req.json.model : undefined;
       try {
-        return hooks.url(config, { protocol: req.protocol, operation: req.operation, model, stream: req.stream !== false });
+        return hooks.url(config, urlCall(req));
       } catch (err) {
         throw invalidRequest(`The model name cannot be sent to provider '${config.id}': ${err instanceof Error ? err.message : String(err)}.`);
       }
@@ -121,13 +129,16 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
       } catch (err) {
         return Promise.reject(err);
       }
-      if (hooks.sign) signHeaders(headers, hooks.sign({ method: 'POST', url, headers, body: req.body }));
       const options = { origin: url.origin, path: url.pathname + url.search, method: 'POST' as const, headers, body: req.body };
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
       const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
-      return dispatchCall(dispatcher, options, callAbort(req), mapError, (signal, settle) =>
-        req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req) : new StreamAnswerHandler(signal, settle),
-      );
+      const abort = callAbort(req);
+      const call = () =>
+        dispatchCall(dispatcher, options, abort, mapError, (signal, settle) =>
+          req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req) : new StreamAnswerHandler(signal, settle),
+        );
+      if (!hooks.sign && !hooks.answer) return call();
+      return sendHooked(hooks, { method: 'POST', url, headers, body: req.body }, urlCall(req), call, (err) => mapError(err, abort));
     },
     toError(status, headers, bodyText) {
       return (hooks.toError ?? upstreamHttpError)(config, status, headers, scrubCredential(bodyText, config));
@@ -137,6 +148,39 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
       await ownPool?.close();
     },
   };
+}
+
+/** What `url` is given for a request. */
+function urlCall(req: UpstreamRequest): UrlCall {
+  const model = typeof req.model === 'string' ? req.model : typeof req.json.model === 'string' ? req.json.model : undefined;
+  return { protocol: req.protocol, operation: req.operation, model, stream: req.stream !== false };
+}
+
+/** A call through the kind's `sign` and `answer` hooks; their failures are mapped as the call's own. */
+async function sendHooked(
+  hooks: HttpHooks,
+  signed: SignedCall,
+  call: UrlCall,
+  dispatch: () => Promise<UpstreamResponse>,
+  mapError: (err: unknown) => unknown,
+): Promise<UpstreamResponse> {
+  if (hooks.sign) {
+    let computed: Record<string, string>;
+    try {
+      computed = await hooks.sign(signed);
+    } catch (err) {
+      throw mapError(err);
+    }
+    signHeaders(signed.headers as string[], computed);
+  }
+  const answer = await dispatch();
+  if (!hooks.answer) return answer;
+  try {
+    return await hooks.answer(answer, call);
+  } catch (err) {
+    answer.body.destroy();
+    throw mapError(err);
+  }
 }
 
 /** Sets each signed header in the flat list, replacing one of the same name. */

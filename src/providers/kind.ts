@@ -7,9 +7,27 @@
 import type { z } from 'zod';
 import type { WrittenProviderOf } from '../config/provider-fields.js';
 import type { ProviderConfig } from '../config/types.js';
-import type { Protocol } from '../protocols/types.js';
+import type { Operation, Protocol } from '../protocols/types.js';
 import type { HttpProviderDeps } from './http.js';
 import type { Provider } from './types.js';
+
+/** What a kind that wraps its protocol's body (Bedrock, Vertex) is given to wrap. */
+export interface EnvelopeCall {
+  readonly protocol: Protocol;
+  readonly operation: Operation;
+  /** The body as the vendor's own API would take it, `model` the upstream's. Read-only. */
+  readonly json: Readonly<Record<string, unknown>>;
+  /** The caller headers going upstream; the kind may take some into the body (`anthropic-beta`). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The wrapped request. */
+export interface Enveloped {
+  readonly json: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  /** What the upstream would refuse and was left out, as phrases for the dropped list. */
+  readonly dropped: readonly string[];
+}
 
 /** Which flavour of its protocols' bodies an upstream reads (the translators' `upstreamDialect`). */
 export type Dialect = 'openai' | 'anthropic' | 'compatible';
@@ -46,6 +64,8 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
    * translated route asks it rather than estimating, since an estimate can be confidently wrong.
    */
   readonly countsInputTokens?: boolean;
+  /** Own fields that hold credentials (a client secret): scrubbed from upstream error text like `apiKey`. */
+  readonly secretFields?: readonly (keyof Own & string)[];
   /** The base URL the entry comes to, before trailing slashes are cut; undefined for a kind that has none. */
   baseUrl(entry: WrittenProviderOf<Type, Own>): string | undefined;
   /** Checks across the entry's fields that its schema cannot state; each is run after the schema passed. */
@@ -53,6 +73,12 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
   /** States the same checks in the entry's JSON Schema node, so an editor flags them too. */
   jsonSchema?(entry: Record<string, unknown>): void;
   readonly describe: KindDescription;
+  /**
+   * Rewrites every request for an upstream that takes its protocol's body in an envelope of its
+   * own (Bedrock's and Vertex's Messages: no `model`, their own `anthropic_version`, betas in the
+   * body). Absent: the body goes as prepared.
+   */
+  envelope?(config: ProviderConfig, call: EnvelopeCall): Enveloped;
   /**
    * The provider's model list as a GET, credential included: how `check --probe` reaches a
    * provider with no model to try. Absent: a kind with nothing to reach (echo).

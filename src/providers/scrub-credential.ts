@@ -6,7 +6,7 @@ import type { ProviderConfig } from '../config/types.js';
  */
 export function scrubCredential(text: string, provider: ProviderConfig): string {
   // Configured headers may carry credentials too (Azure's api-key); short values are left, they would match too much.
-  for (const secret of [provider.apiKey, ...Object.values(provider.headers)]) {
+  for (const secret of [provider.apiKey, ...provider.secrets, ...Object.values(provider.headers)]) {
     if (secret && secret.length >= 8 && text.includes(secret)) text = text.split(secret).join('[redacted]');
   }
   return text;

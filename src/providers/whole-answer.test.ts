@@ -159,6 +159,8 @@ describe('an answer read whole (a request that asked for no stream)', () => {
       protocols: new Set(['chat']),
       timeouts: DEFAULT_TIMEOUTS,
       retries: 0,
+      own: {},
+      secrets: [],
     }, undefined);
     try {
       const err = await send(p, '/v1/chat/completions').catch((e: unknown) => e);

@@ -15,6 +15,8 @@ export function chatProvider(origin: string, timeouts: Partial<ProviderConfig['t
     protocols: new Set(['chat']),
     timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
     retries: 0,
+    own: {},
+    secrets: [],
   }, undefined);
 }
 

@@ -11,4 +11,6 @@ export const ECHO_PROVIDER: ProviderConfig = {
   protocols: new Set(PROTOCOLS),
   timeouts: { connectMs: 1000, headersMs: 1000, idleMs: 1000, totalMs: 1000 },
   retries: 0,
+  own: {},
+  secrets: [],
 };

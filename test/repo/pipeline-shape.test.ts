@@ -23,6 +23,7 @@ const MAX_PARAMETERS = 3;
 const PROVIDER_SEAM = new Set([
   'src/providers/types.ts',
   'src/providers/kinds.ts',
+  'src/providers/kind.ts',
   'src/providers/abort.ts',
   'src/providers/response-headers.ts',
   'src/providers/scrub-credential.ts',

@@ -8,6 +8,7 @@ import { protocols } from '../../protocols/registry.js';
 import type { StreamWatch } from '../../protocols/stream-watch.js';
 import type { Usage } from '../../protocols/types.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
+import { droppedHeader } from './dropped.js';
 import type { UpstreamResponse } from '../../providers/types.js';
 import { createSseDecoder, type SseDecoder } from '../../sse/parse.js';
 import { skippingDecoder } from '../../sse/skip.js';
@@ -69,5 +70,9 @@ class Passthrough implements StreamTransform {
 }
 
 export function passthroughStream(ctx: RelayContext, upstream: UpstreamResponse): StreamTransform {
-  return new Passthrough(upstream.status, passBackHeaders(upstream.headers), ctx);
+  const headers = passBackHeaders(upstream.headers);
+  // A passthrough leaves something out only for an upstream that refuses it (a provider's envelope).
+  const dropped = droppedHeader(ctx.record.warnings);
+  if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
+  return new Passthrough(upstream.status, headers, ctx);
 }

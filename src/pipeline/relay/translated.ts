@@ -11,6 +11,7 @@ import { keepFromStream, type Keeping } from '../../responses-store/keep.js';
 import { createSseDecoder } from '../../sse/parse.js';
 import type { StreamTranslation } from '../../translate/translator.js';
 import type { RelayContext, Translation } from './context.js';
+import { droppedHeader } from './dropped.js';
 import type { StreamTransform } from './pump.js';
 
 /**
@@ -21,10 +22,8 @@ import type { StreamTransform } from './pump.js';
 export function translatedHeaders(upstream: UpstreamResponse, t: Translation, contentType: string): Record<string, string> {
   const { 'content-type': _type, ...headers } = passBackHeaders(upstream.headers);
   headers['x-model-gateway-translated'] = `${t.ctx.caller}->${t.ctx.upstream}`;
-  if (t.ctx.warnings.length > 0) {
-    // Header values must be visible ASCII; the phrases are meant to be, this keeps a stray character from failing the request.
-    headers['x-model-gateway-dropped'] = [...new Set(t.ctx.warnings)].join(', ').replace(/[^\x20-\x7e]/g, '?');
-  }
+  const dropped = droppedHeader(t.ctx.warnings);
+  if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
   headers['content-type'] = contentType;
   return headers;
 }

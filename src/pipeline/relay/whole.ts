@@ -9,6 +9,7 @@ import { isObject, lastUsageObject, parseJson } from '../../protocols/json.js';
 import { protocols } from '../../protocols/registry.js';
 import { decodeUtf8 } from '../../protocols/decode-utf8.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
+import { droppedHeader } from './dropped.js';
 import type { UpstreamResponse } from '../../providers/types.js';
 import { keepFromStream, keepResponse } from '../../responses-store/keep.js';
 import { readAll } from './answer-body.js';
@@ -34,6 +35,8 @@ function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer):
   const { record } = ctx;
   const headers: Record<string, string | number> = passBackHeaders(upstream.headers);
   headers['content-length'] = body.length;
+  const dropped = droppedHeader(record.warnings);
+  if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
   upstreamChunk(record, body);
   answerHead(record, upstream.status, headers);
   answerIsUpstream(record);

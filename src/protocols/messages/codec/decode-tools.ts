@@ -38,7 +38,10 @@ export function decodeTools(tools: unknown, messages: unknown, ctx: Ir.Translate
       warn(ctx, `${name || String(t.type)} tool (server)`);
       continue;
     }
-    if (t.defer_loading === true && !(loaded ??= loadedTools(messages)).has(name)) continue;
+    if (t.defer_loading === true) {
+      loaded ??= loadedTools(messages);
+      if (!loaded.has(name)) continue;
+    }
     const description = str(t.description);
     // Examples have no field elsewhere and change what the model sees: listed. `eager_input_streaming`
     // and `allowed_callers` only tune Anthropic's own tool handling and go without a word.
