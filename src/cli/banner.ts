@@ -38,7 +38,8 @@ function providerLine(p: ProviderConfig): string {
   const { describe } = providerKind(p.type);
   const where = printable(describe.where(p));
   if (describe.credential === undefined) return `${printable(p.id)} (${p.type}, ${where})`;
-  return `${printable(p.id)} (${p.type}, ${where}, ${maskSecret(p.apiKey)})`;
+  const credential = p.credentials.length > 0 ? `${p.credentials.length} credentials` : maskSecret(p.apiKey);
+  return `${printable(p.id)} (${p.type}, ${where}, ${credential})`;
 }
 
 export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl }: BannerInput): string {

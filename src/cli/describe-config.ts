@@ -4,7 +4,7 @@
  * warnings about things that are valid but probably not meant.
  */
 import type { ChalkInstance } from 'chalk';
-import type { Config, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
+import type { Config, CredentialConfig, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
 import { printable } from '../log/terminal-text.js';
@@ -39,7 +39,20 @@ export function routeCell(model: ModelConfig, provider: ProviderConfig | undefin
 function credentialCell(p: ProviderConfig, c: ChalkInstance): string {
   const how = providerKind(p.type).describe.credential;
   if (how === undefined) return c.gray('not needed');
+  if (p.credentials.length > 0) return p.credentials.map((k) => credentialLine(k, c)).join('; ');
   return p.apiKey ? `${maskSecret(p.apiKey)} ${c.gray(`(${how})`)}` : c.gray('none');
+}
+
+/** One of several credentials: its name, its key masked, and how it takes turns ("a: key …abcd, weight 2, priority 1, 60 rpm"). */
+function credentialLine(k: CredentialConfig, c: ChalkInstance): string {
+  const turns = [
+    ...(k.weight !== 1 ? [`weight ${k.weight}`] : []),
+    ...(k.priority !== 0 ? [`priority ${k.priority}`] : []),
+    ...(k.limits.requestsPerMinute !== undefined ? [`${k.limits.requestsPerMinute} requests/min`] : []),
+    ...(k.limits.tokensPerMinute !== undefined ? [`${k.limits.tokensPerMinute} tokens/min`] : []),
+  ];
+  const key = k.apiKey !== undefined ? maskSecret(k.apiKey) : Object.keys(k.own).length > 0 ? Object.keys(k.own).join(', ') : 'no key';
+  return `${printable(k.name)}: ${key}${turns.length > 0 ? c.gray(`, ${turns.join(', ')}`) : ''}`;
 }
 
 export function providersTable(config: Config, c: ChalkInstance): string {

@@ -2,6 +2,7 @@
  * Schema output → `Config`: each provider kind's defaults, keys reduced to digests, models split
  * into exact names and specificity-ordered globs. Assumes `rules.ts` found nothing.
  */
+import type { ProviderKind } from '../providers/kind.js';
 import { providerKind } from '../providers/kinds.js';
 import { commonProviderFields } from './provider-fields.js';
 import { compareSpecificity, isGlob } from './glob.js';
@@ -9,6 +10,7 @@ import { keyDigest, keyId } from './keys.js';
 import type { ValidatedConfig } from './schema.js';
 import type {
   Config,
+  CredentialConfig,
   GatewayKey,
   KeyGroupConfig,
   ModelConfig,
@@ -50,6 +52,7 @@ function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
   const kind = providerKind(p.type);
   const written = p as Record<string, unknown>;
   const own = Object.fromEntries(Object.keys(kind.fields).filter((f) => !(f in commonProviderFields) && written[f] !== undefined).map((f) => [f, written[f]]));
+  const credentials = (p.credentials ?? []).map((c) => normalizeCredential(kind, c));
   return {
     id,
     type: p.type,
@@ -61,7 +64,27 @@ function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
     timeouts: { ...p.timeouts },
     retries: p.retries,
     own,
-    secrets: (kind.secretFields ?? []).flatMap((f) => (typeof own[f] === 'string' && own[f] !== '' ? [own[f]] : [])),
+    secrets: [...secretsOf(kind, own), ...credentials.flatMap((c) => [...(c.apiKey ? [c.apiKey] : []), ...secretsOf(kind, c.own)])],
+    credentials,
+  };
+}
+
+const secretsOf = (kind: ProviderKind, own: Readonly<Record<string, unknown>>): string[] =>
+  (kind.secretFields ?? []).flatMap((f) => (typeof own[f] === 'string' && own[f] !== '' ? [own[f]] : []));
+
+function normalizeCredential(kind: ProviderKind, c: NonNullable<WrittenProvider['credentials']>[number]): CredentialConfig {
+  const written = c as Record<string, unknown>;
+  const own = Object.fromEntries((kind.credentialFields ?? []).filter((f) => written[f] !== undefined).map((f) => [f, written[f]]));
+  return {
+    name: c.name,
+    apiKey: c.apiKey,
+    own,
+    weight: c.weight,
+    priority: c.priority,
+    limits: {
+      ...(c.limits.requestsPerMinute !== undefined ? { requestsPerMinute: c.limits.requestsPerMinute } : {}),
+      ...(c.limits.tokensPerMinute !== undefined ? { tokensPerMinute: c.limits.tokensPerMinute } : {}),
+    },
   };
 }
 

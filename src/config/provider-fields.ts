@@ -55,11 +55,40 @@ export const commonProviderFields = {
     ),
 };
 
+/**
+ * `credentials`: several credentials taking turns, instead of the provider's one. Each may carry
+ * `apiKey` and the kind's own credential fields (`credentialFields`: a profile, a credentials file).
+ */
+function credentialsField(kindFields: z.ZodRawShape, credentialFields: readonly string[]) {
+  const own = Object.fromEntries(credentialFields.flatMap((f) => (kindFields[f] ? [[f, kindFields[f]]] : [])));
+  const credential = z.strictObject({
+    name: z.string().min(1).regex(/^\S+$/, 'must not contain whitespace').describe('Shown in the log, the inspector and `check` (never the secret).'),
+    apiKey: z.string().optional().describe('This credential\'s key, usually "${ENV_VAR}".'),
+    ...own,
+    weight: positiveInt().default(1).describe('Its share of the requests among credentials of the same priority (default 1).'),
+    priority: z.int().min(0).default(0).describe('Lower goes first; a higher priority is used only when no better credential can take the request (default 0).'),
+    limits: z
+      .strictObject({
+        requestsPerMinute: positiveInt().optional().describe('Requests per minute this credential may make.'),
+        tokensPerMinute: positiveInt().optional().describe('Input plus output tokens per minute this credential may use.'),
+      })
+      .default({})
+      .describe("This credential's own limits; at them, another credential takes the request."),
+  });
+  return z
+    .array(credential)
+    .min(1)
+    .optional()
+    .describe(
+      'Several credentials (keys or accounts) taking turns instead of the provider\'s one: spread by weight within the best priority, a credential answered 429/529 rests until its retry-after, one refused (401/403) until the config is reloaded, and a conversation stays on one credential while it can take requests.',
+    );
+}
+
 export type CommonProviderFields = typeof commonProviderFields;
 
 /** The fields of one kind's entry: the common ones, with the kind's own laid over them. */
 export type KindFields<Type extends string, Own extends z.ZodRawShape> = Omit<CommonProviderFields, keyof Own | 'type'> &
-  Own & { type: z.ZodLiteral<Type> };
+  Own & { type: z.ZodLiteral<Type>; credentials: ReturnType<typeof credentialsField> };
 
 /** One kind's entry in `providers`, as a strict object with `type` fixed to the kind's name. */
 export function providerEntry<Type extends string, Own extends z.ZodRawShape>(kind: {
@@ -67,9 +96,11 @@ export function providerEntry<Type extends string, Own extends z.ZodRawShape>(ki
   readonly summary: string;
   readonly protocols: readonly string[];
   readonly fields: Own;
+  readonly credentialFields?: readonly string[];
 }): z.ZodObject<KindFields<Type, Own>, z.core.$strict> {
   const summary = `${kind.summary} Speaks natively: ${kind.protocols.join(', ')}.`;
-  const shape = { type: z.literal(kind.type).describe(summary), ...commonProviderFields, ...kind.fields };
+  const credentials = credentialsField(kind.fields, kind.credentialFields ?? []);
+  const shape = { type: z.literal(kind.type).describe(summary), ...commonProviderFields, credentials, ...kind.fields };
   const entry = z.strictObject(shape).describe(`A provider of type "${kind.type}": ${summary}`);
   return entry as unknown as z.ZodObject<KindFields<Type, Own>, z.core.$strict>;
 }

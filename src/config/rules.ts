@@ -48,6 +48,21 @@ const kindRules: Rule = (config) =>
     })),
   );
 
+/** Several credentials replace the provider's one, so not both; their names tell them apart in the log. */
+const credentialLists: Rule = (config) =>
+  Object.entries(config.providers).flatMap(([id, provider]) => {
+    const credentials = provider.credentials;
+    if (credentials === undefined) return [];
+    const issues: ConfigIssue[] = [];
+    if (provider.apiKey !== undefined) issues.push({ path: formatPath(['providers', id, 'apiKey']), message: 'give apiKey or credentials, not both' });
+    const seen = new Set<string>();
+    credentials.forEach((c, i) => {
+      if (seen.has(c.name)) issues.push({ path: formatPath(['providers', id, 'credentials', i, 'name']), message: `"${c.name}" names another credential already` });
+      seen.add(c.name);
+    });
+    return issues;
+  });
+
 /** A group's patterns must be valid globs, and an exact name must be something a client could actually get. */
 const groupModels: Rule = (config) => {
   const patterns = Object.keys(config.models);
@@ -105,7 +120,7 @@ const fallbackModels: Rule = (config) => {
   return issues;
 };
 
-const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, kindRules, groupModels, uniqueKeys, fallbackModels];
+const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, kindRules, credentialLists, groupModels, uniqueKeys, fallbackModels];
 
 export function checkRules(config: ValidatedConfig): ConfigIssue[] {
   return RULES.flatMap((rule) => rule(config));

@@ -23,6 +23,7 @@ const validate = ajv.compile(schema);
 
 /** Every variable the configs below reference, set to a value valid where it is used. */
 const ENV = {
+  AZURE_TENANT_ID: 'contoso.onmicrosoft.com',
   OPENAI_API_KEY: 'sk-openai',
   ANTHROPIC_API_KEY: 'sk-anthropic',
   OPENROUTER_API_KEY: 'sk-openrouter',
@@ -111,6 +112,20 @@ const valid: readonly Case[] = [
   },
   { name: 'an azure-openai provider by resource name', config: withProvider({ type: 'azure-openai', resource: 'contoso', apiKey: 'k' }) },
   { name: 'an azure-openai provider by base URL', config: withProvider({ type: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai/v1' }) },
+  { name: 'a bedrock provider signing with a profile', config: withProvider({ type: 'bedrock', region: 'us-east-1', profile: 'bedrock' }) },
+  { name: 'a bedrock provider with an API key at a VPC endpoint', config: withProvider({ type: 'bedrock', region: 'eu-central-1', apiKey: 'k', baseUrl: 'https://vpce-0abc.bedrock-runtime.eu-central-1.vpce.amazonaws.com' }) },
+  { name: "a bedrock provider on Bedrock's Chat Completions", config: withProvider({ type: 'bedrock', region: 'us-west-2', protocols: ['chat'] }) },
+  { name: 'an azure-openai provider in the deployment form', config: withProvider({ type: 'azure-openai', resource: 'contoso', apiVersion: '2025-04-01-preview', apiKey: 'k' }) },
+  {
+    name: 'an azure-openai provider with one deployment',
+    config: withProvider({ type: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com', apiVersion: '2024-10-21', deployment: 'd', protocols: ['chat'] }),
+  },
+  {
+    name: 'an azure-openai provider with Microsoft Entra ID',
+    config: withProvider({ type: 'azure-openai', resource: 'contoso', tenantId: '${AZURE_TENANT_ID}', clientId: 'c', clientSecret: 's', authorityHost: 'https://login.microsoftonline.us' }),
+  },
+  { name: 'a foundry provider by resource name', config: withProvider({ type: 'foundry', resource: 'contoso', apiKey: 'k' }) },
+  { name: 'a foundry provider with Microsoft Entra ID', config: withProvider({ type: 'foundry', baseUrl: 'https://contoso.services.ai.azure.com/anthropic', tenantId: 't', clientId: 'c', clientSecret: 's' }) },
   {
     name: 'base URLs from environment variables',
     config: withSection('providers', {
@@ -162,6 +177,39 @@ const invalid: readonly Case[] = [
     pointer: '/providers/p',
     problem: /providers\.p\.baseUrl: give resource or baseUrl, not both/,
   },
+  {
+    name: 'azure-openai deployment without apiVersion',
+    config: withProvider({ type: 'azure-openai', resource: 'contoso', deployment: 'd', protocols: ['chat'] }),
+    pointer: '/providers/p/apiVersion',
+    problem: /providers\.p\.apiVersion: required with deployment/,
+  },
+  {
+    name: 'azure-openai deployment speaking Responses',
+    config: withProvider({ type: 'azure-openai', resource: 'contoso', apiVersion: '2024-10-21', deployment: 'd', protocols: ['responses', 'chat'] }),
+    pointer: '/providers/p/protocols',
+    problem: /providers\.p\.protocols: must be \["chat"\] with deployment/,
+  },
+  {
+    name: 'azure-openai apiVersion with the v1 base URL',
+    config: withProvider({ type: 'azure-openai', baseUrl: 'https://contoso.openai.azure.com/openai/v1', apiVersion: '2024-10-21' }),
+    pointer: '/providers/p/baseUrl',
+    problem: /providers\.p\.baseUrl: with apiVersion, the resource endpoint/,
+  },
+  {
+    name: 'azure-openai Entra ID without its client secret',
+    config: withProvider({ type: 'azure-openai', resource: 'contoso', tenantId: 't', clientId: 'c' }),
+    pointer: '/providers/p/clientSecret',
+    problem: /providers\.p\.clientSecret: required/,
+  },
+  {
+    name: 'foundry with Entra ID and a key',
+    config: withProvider({ type: 'foundry', resource: 'contoso', tenantId: 't', clientId: 'c', clientSecret: 's', apiKey: 'k' }),
+    pointer: '/providers/p',
+    problem: /providers\.p\.apiKey: give apiKey or Microsoft Entra ID/,
+  },
+  { name: 'foundry with neither resource nor base URL', config: withProvider({ type: 'foundry' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: required/ },
+  { name: 'bedrock region that is not a region name', config: withProvider({ type: 'bedrock', region: 'us-east-1/x' }), pointer: '/providers/p/region', problem: /providers\.p\.region: must be an AWS region name/ },
+  { name: 'bedrock profile that is empty', config: withProvider({ type: 'bedrock', region: 'us-east-1', profile: '' }), pointer: '/providers/p/profile', problem: /providers\.p\.profile/ },
   { name: 'azure-openai resource that is not a name', config: withProvider({ type: 'azure-openai', resource: 'contoso.evil.com/x' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: must be an Azure resource name/ },
   { name: 'a field of another kind', config: withProvider({ type: 'openai', resource: 'contoso' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: unknown field/ },
   // The next three are rules.ts rules, stated in the schema by json-schema.ts.

@@ -43,6 +43,21 @@ export interface ProviderConfig {
   readonly own: Readonly<Record<string, unknown>>;
   /** Credentials besides `apiKey` (a client secret, a Bedrock API key…): cut out of upstream error text like it, never logged. */
   readonly secrets: readonly string[];
+  /** Several credentials taking turns (see providers/credentials); empty: the provider's own `apiKey` and fields. */
+  readonly credentials: readonly CredentialConfig[];
+}
+
+/** One of a provider's several credentials. */
+export interface CredentialConfig {
+  /** Shown in the log, the inspector and `check`; never the secret. */
+  readonly name: string;
+  readonly apiKey: string | undefined;
+  /** The kind's own credential fields (a profile, a credentials file), over the provider's. */
+  readonly own: Readonly<Record<string, unknown>>;
+  readonly weight: number;
+  /** Lower goes first; a higher priority is used only when no better credential can take the call. */
+  readonly priority: number;
+  readonly limits: Pick<GroupLimits, 'requestsPerMinute' | 'tokensPerMinute'>;
 }
 
 /** `estimate`: a local estimate; `off`: 404, so that the client estimates itself. */

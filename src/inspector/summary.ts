@@ -13,7 +13,7 @@ import type { ExchangeSummary } from './common/types.js';
 
 type Facts = Pick<
   RequestRecord,
-  | 'id' | 'method' | 'path' | 'keyGroup' | 'keyName' | 'keyId' | 'model' | 'provider' | 'upstreamModel' | 'protocol'
+  | 'id' | 'method' | 'path' | 'keyGroup' | 'keyName' | 'keyId' | 'model' | 'provider' | 'credential' | 'upstreamModel' | 'protocol'
   | 'upstreamProtocol' | 'stream' | 'status' | 'durationMs' | 'ttfbMs' | 'usage' | 'warnings' | 'error' | 'aborted'
   | 'agentId' | 'parentAgentId'
 >;
@@ -38,6 +38,7 @@ function common(r: Facts, time: number, headers: HeaderBag, pending: boolean): E
     ...(keyName !== undefined ? { keyName } : {}),
     ...(r.model !== undefined ? { model: r.model } : {}),
     ...(r.provider !== undefined ? { provider: r.provider } : {}),
+    ...(r.credential !== undefined ? { credential: r.credential } : {}),
     ...(r.upstreamModel !== undefined ? { upstreamModel: r.upstreamModel } : {}),
     ...(r.protocol !== undefined ? { protocol: r.protocol } : {}),
     ...(r.upstreamProtocol !== undefined ? { upstreamProtocol: r.upstreamProtocol } : {}),

@@ -21,7 +21,12 @@ interface GroupState {
   readonly usedAt: number[];
 }
 
-export function createMemoryLimitStore(clock: () => number = Date.now): LimitStore {
+/** The memory store answers at once. */
+export interface MemoryLimitStore extends LimitStore {
+  admit(group: string, limits: GroupLimits, now: number): Decision;
+}
+
+export function createMemoryLimitStore(clock: () => number = Date.now): MemoryLimitStore {
   const groups = new Map<string, GroupState>();
   const stateOf = (group: string, limits: GroupLimits, now: number): GroupState => {
     let state = groups.get(group);

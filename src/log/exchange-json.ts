@@ -37,6 +37,7 @@ export interface BodyJson {
 export interface AttemptJson {
   readonly model: string;
   readonly provider: string;
+  readonly credential?: string;
   readonly upstreamModel: string;
   readonly protocol: Protocol;
   readonly t: number;
@@ -113,6 +114,7 @@ export function recordFacts(r: RequestRecord, time: string): RecordFacts {
     model: r.model,
     stream: r.stream,
     provider: r.provider,
+    credential: r.credential,
     upstreamModel: r.upstreamModel,
     upstreamProtocol: r.upstreamProtocol,
     servedBy: r.servedBy,
@@ -156,6 +158,7 @@ function attemptJson(a: UpstreamAttempt): AttemptJson {
   return {
     model: a.model,
     provider: a.provider,
+    ...(a.credential !== undefined ? { credential: a.credential } : {}),
     upstreamModel: a.upstreamModel,
     protocol: a.protocol,
     t: round(a.t),

@@ -37,6 +37,8 @@ export interface UpstreamAttempt {
   /** The gateway model this attempt served (differs from the requested one on a fallback). */
   readonly model: string;
   readonly provider: string;
+  /** The provider credential's name, for a provider with several. */
+  readonly credential?: string;
   readonly upstreamModel: string;
   readonly protocol: Protocol;
   /** When it was sent, ms since the request arrived. */

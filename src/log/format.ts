@@ -50,6 +50,8 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   if (r.model) {
     line += ` ${c.cyan(printable(r.model))}`;
     if (r.provider) line += `${c.gray(' → ')}${printable(`${r.provider}/${r.upstreamModel ?? r.model}`)}`;
+    // Named, never shown: the credential of a provider with several.
+    if (r.credential) line += ` ${c.gray(`with ${printable(r.credential)}`)}`;
     if (r.protocol && r.upstreamProtocol && r.protocol !== r.upstreamProtocol) {
       line += ` ${c.blue(`[${r.protocol}→${r.upstreamProtocol}]`)}`;
     }
@@ -96,7 +98,8 @@ export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
   if (r.warnings?.length) out += block('⚠ dropped or approximated in translation', [...new Set(r.warnings)]);
   const attempts = x.attempts ?? [];
   attempts.forEach((a, i) => {
-    const label = attempts.length > 1 ? ` (attempt ${i + 1}: ${printable(`${a.provider}/${a.upstreamModel}`)}${a.status ? ` ${a.status}` : ''})` : '';
+    const credential = a.credential ? ` with ${a.credential}` : '';
+    const label = attempts.length > 1 ? ` (attempt ${i + 1}: ${printable(`${a.provider}/${a.upstreamModel}${credential}`)}${a.status ? ` ${a.status}` : ''})` : '';
     // The upstream request differs from the client's only when translated (or on a fallback).
     if (a.protocol !== r.protocol || a.model !== r.model) out += body(`⇢ upstream request body${label}`, a.body);
     else if (label) out += `  ${c.gray(`⇢ upstream request${label}`)}\n`;

@@ -30,6 +30,8 @@ export interface RequestRecord {
   keyName?: string | undefined;
   model?: string | undefined;
   provider?: string | undefined;
+  /** The provider credential's name, for a provider with several (never the secret). */
+  credential?: string | undefined;
   upstreamModel?: string | undefined;
   stream?: boolean | undefined;
   status?: number | undefined;
@@ -86,6 +88,7 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     model: undefined,
     stream: undefined,
     provider: undefined,
+    credential: undefined,
     upstreamModel: undefined,
     upstreamProtocol: undefined,
     servedBy: undefined,

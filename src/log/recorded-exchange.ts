@@ -37,6 +37,7 @@ const body = z.looseObject({
 const attempt = z.looseObject({
   model: z.string(),
   provider: z.string(),
+  credential: z.string().optional(),
   upstreamModel: z.string(),
   protocol,
   t: z.number(),
@@ -67,6 +68,7 @@ const exchange = z.looseObject({
   keyName: z.string().optional(),
   model: z.string().optional(),
   provider: z.string().optional(),
+  credential: z.string().optional(),
   upstreamModel: z.string().optional(),
   stream: z.boolean().optional(),
   status: z.number().optional(),

@@ -9,9 +9,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, type GatewayErrorOptions } from '../errors.js';
 import type { CallAbort } from '../providers/abort.js';
 import { scrubCredential } from '../providers/scrub-credential.js';
-import { ERROR_BODY_LIMIT, type Operation, type Provider, type UpstreamRequest, type UpstreamResponse } from '../providers/types.js';
+import {
+  type CredentialPick,
+  ERROR_BODY_LIMIT,
+  type Operation,
+  type Provider,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from '../providers/types.js';
 import type { Protocol } from '../protocols/types.js';
 import { fallbackRoutes, type Route } from '../routing/route.js';
+import { affinityOf } from './affinity.js';
 import type { Cleanup, RequestContext } from './context.js';
 import { deadline } from './deadlines.js';
 import { attemptAnswered, attemptFailed, attemptStarted, routeChosen, upstreamChunk } from './events.js';
@@ -21,7 +29,7 @@ import { withReferences } from './references.js';
 import { readText } from './relay/answer-body.js';
 import type { RelayContext } from './relay/context.js';
 import { relay } from './relay/relay.js';
-import { isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
+import { isCredentialRefusal, isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
 
 /** Tries the primary route, then its fallbacks, until one answers 2xx; relays that answer. */
 export async function runAttempts(r: ModelRequest): Promise<void> {
@@ -75,6 +83,8 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
   const { ctx } = r;
   const { controller, record } = ctx;
   const provider = route.provider;
+  // Read before the parsed body can go: a provider with several credentials keeps a conversation on one.
+  const affinity = provider.pick ? affinityOf(r) : undefined;
   const prepared = prepare(r, route);
   // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
   if (!prepared.translation) r.body.release();
@@ -85,9 +95,12 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
   // Armed before the first call rather than after it: undici writes a call on a reused connection later in
   // the same turn anyway, so arming after would gain nothing for a flag's worth of state.
   armDeadline(ctx, provider.config.timeouts.totalMs);
+  // With several credentials the next attempt goes with another one: the upstream's wait and its refusal were the last one's.
+  const several = provider.pick !== undefined;
+  const again = (err: unknown) => isRetryable(err) || (several && isCredentialRefusal(err));
   for (let attempt = 0; attempt <= retries; attempt++) {
     if (attempt > 0) {
-      const delay = retryDelayMs(attempt, failure instanceof GatewayError ? retryAfterMs(failure.headers) : undefined);
+      const delay = retryDelayMs(attempt, failure instanceof GatewayError && !several ? retryAfterMs(failure.headers) : undefined);
       if (delay === undefined) break;
       try {
         await sleep(delay, undefined, { signal: controller.signal });
@@ -98,12 +111,14 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
     attempts++;
     let upstream: UpstreamResponse;
     try {
-      attemptStarted(record, route, prepared);
-      upstream = await provider.send(new Outgoing(r, prepared));
+      const credential = provider.pick ? pickCredential(ctx, provider.pick(affinity)) : undefined;
+      const outgoing = new Outgoing(r, prepared, credential);
+      attemptStarted(record, route, outgoing);
+      upstream = await provider.send(outgoing);
     } catch (err) {
       failure = err;
       attemptFailed(record, route, err);
-      if (controller.aborted || !isRetryable(err)) break;
+      if (controller.aborted || !again(err)) break;
       continue;
     }
     if (upstream.status >= 200 && upstream.status < 300) {
@@ -120,10 +135,26 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
     }
     failure = await httpFailure(r, route, upstream);
     attemptFailed(record, route, failure);
-    if (!isRetryable(failure)) break;
+    if (!again(failure)) break;
   }
   return { failure, attempts };
 }
+
+/**
+ * The credential an attempt goes with: the one before it is settled with no tokens (it failed),
+ * and this one with the request's tokens when the request ends.
+ */
+function pickCredential(ctx: RequestContext, pick: CredentialPick): string {
+  if (ctx.credential === undefined) ctx.cleanups.push(settleCredential);
+  else ctx.credential.settle(0);
+  ctx.credential = pick;
+  return pick.name;
+}
+
+const settleCredential: Cleanup = (ctx) => {
+  const usage = ctx.record.usage;
+  ctx.credential?.settle((usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0));
+};
 
 /**
  * A provider's request. A class so that `signal` and `json`, made only if the provider reads
@@ -144,6 +175,7 @@ class Outgoing implements UpstreamRequest {
   constructor(
     private readonly request: ModelRequest,
     private readonly prepared: Prepared,
+    readonly credential: string | undefined,
   ) {
     this.protocol = prepared.protocol;
     this.operation = prepared.operation;

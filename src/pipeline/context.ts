@@ -14,6 +14,7 @@ import type { Provider } from '../providers/types.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import type { ReasoningSeal } from '../translate/common/reasoning-seal.js';
 import type { Deadline } from './deadlines.js';
+import type { CredentialPick } from '../providers/types.js';
 import { pathOf } from './endpoints.js';
 import { requestStarted, type RecordSource } from './events.js';
 
@@ -132,6 +133,8 @@ export class RequestContext {
   controller: CallAbort | undefined = undefined;
   /** The current route's provider's cap on the call's total time. */
   deadline: Deadline | undefined = undefined;
+  /** The credential of the last attempt, for a provider with several (settled when the request ends). */
+  credential: CredentialPick | undefined = undefined;
 
   constructor(
     readonly req: IncomingMessage,

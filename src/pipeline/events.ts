@@ -108,12 +108,19 @@ export function routeChosen(record: RequestRecord, route: RouteFacts, warnings: 
 }
 
 /** A request goes to the provider: the headers the gateway sends (without the credential) and the bytes. */
-export function attemptStarted(record: RequestRecord, route: RouteFacts, request: { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer }): void {
+export function attemptStarted(
+  record: RequestRecord,
+  route: RouteFacts,
+  request: { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer; readonly credential?: string | undefined },
+): void {
+  const { credential } = request;
+  record.credential = credential;
   const x = record.exchange;
   if (!x) return;
   const attempt: UpstreamAttempt = {
     model: route.name,
     provider: route.target.provider.id,
+    ...(credential !== undefined ? { credential } : {}),
     upstreamModel: route.target.upstreamModel,
     protocol: route.plan.upstreamProtocol,
     t: performance.now() - record.start,

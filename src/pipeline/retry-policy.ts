@@ -32,6 +32,10 @@ export function isRetryable(err: unknown): boolean {
   return err.upstreamStatus !== undefined && isRetryableStatus(err.upstreamStatus);
 }
 
+/** Whether the provider refused the gateway's credential (401/403). */
+export const isCredentialRefusal = (err: unknown): boolean =>
+  err instanceof GatewayError && (err.upstreamStatus === 401 || err.upstreamStatus === 403);
+
 /** The pause the server asked for, in ms: `retry-after-ms`, else `retry-after` as seconds or an HTTP date. */
 export function retryAfterMs(headers: Readonly<Record<string, string | string[] | undefined>> | undefined, now = Date.now()): number | undefined {
   if (!headers) return undefined;

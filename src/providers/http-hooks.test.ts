@@ -41,6 +41,7 @@ function provider(): ReturnType<typeof createHttpProvider> {
     retries: 0,
     own: {},
     secrets: [],
+    credentials: [],
   };
   return createHttpProvider(config, hooks);
 }

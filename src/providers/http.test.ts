@@ -23,6 +23,7 @@ function provider(type: ProviderType, apiKey: string | undefined, headers: Recor
     retries: 0,
     own: {},
     secrets: [],
+    credentials: [],
   };
   return providerKind(type).create(config, undefined);
 }

@@ -64,6 +64,8 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
    * translated route asks it rather than estimating, since an estimate can be confidently wrong.
    */
   readonly countsInputTokens?: boolean;
+  /** Own fields an entry of `credentials` may set besides `apiKey` (a profile, a credentials file). */
+  readonly credentialFields?: readonly (keyof Own & string)[];
   /** Own fields that hold credentials (a client secret): scrubbed from upstream error text like `apiKey`. */
   readonly secretFields?: readonly (keyof Own & string)[];
   /** The base URL the entry comes to, before trailing slashes are cut; undefined for a kind that has none. */

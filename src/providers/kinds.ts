@@ -5,12 +5,14 @@
  */
 import { anthropic } from './anthropic/kind.js';
 import { azureOpenAi } from './azure-openai/kind.js';
+import { bedrock } from './bedrock/kind.js';
 import { echo } from './echo/kind.js';
+import { foundry } from './foundry/kind.js';
 import type { ProviderKind } from './kind.js';
 import { openAiCompatible } from './openai-compatible/kind.js';
 import { openai } from './openai/kind.js';
 
-export const PROVIDER_KINDS = [openai, anthropic, openAiCompatible, echo, azureOpenAi] as const;
+export const PROVIDER_KINDS = [openai, anthropic, openAiCompatible, echo, azureOpenAi, foundry, bedrock] as const;
 
 export type ProviderType = (typeof PROVIDER_KINDS)[number]['type'];
 

@@ -1,5 +1,6 @@
 /** Builds the running providers from the config: one per configured provider, by its kind. */
-import type { Config } from '../config/types.js';
+import type { Config, ProviderConfig } from '../config/types.js';
+import { rotatingProvider } from './credentials/rotating-provider.js';
 import type { HttpProviderDeps } from './http.js';
 import { providerKind } from './kinds.js';
 import type { Provider } from './types.js';
@@ -11,6 +12,9 @@ export interface ProviderDeps {
 
 export function createProviders(config: Config, deps: ProviderDeps = {}): Map<string, Provider> {
   const out = new Map<string, Provider>();
-  for (const [id, provider] of config.providers) out.set(id, providerKind(provider.type).create(provider, deps.http?.[id]));
+  for (const [id, provider] of config.providers) {
+    const create = (c: ProviderConfig) => providerKind(c.type).create(c, deps.http?.[id]);
+    out.set(id, provider.credentials.length > 0 ? rotatingProvider(provider, create) : create(provider));
+  }
   return out;
 }

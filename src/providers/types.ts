@@ -7,6 +7,9 @@ import type { ProviderConfig } from '../config/types.js';
 import type { Operation, Protocol } from '../protocols/types.js';
 import type { GatewayError } from '../errors.js';
 import type { AbortState, CallAbort } from './abort.js';
+import type { CredentialPick } from './credentials/rotation.js';
+
+export type { CredentialPick };
 
 /**
  * How much of an error answer (non-2xx) is kept, by a transport and by the gateway reading one:
@@ -45,6 +48,8 @@ export interface UpstreamRequest {
    * Absent: such a provider reads `json.model`.
    */
   readonly model?: string;
+  /** For a provider with several credentials: the one `pick` chose for this call. */
+  readonly credential?: string | undefined;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
   /**
@@ -72,6 +77,12 @@ export interface UpstreamResponse {
 export interface Provider {
   readonly id: string;
   readonly config: ProviderConfig;
+  /**
+   * For a provider with several credentials: the one the next call goes with, the same for calls
+   * of one conversation (`affinity`) while it can take them. Throws the GatewayError to answer
+   * when none can. Absent: the provider has one credential.
+   */
+  pick?(affinity: string | undefined): CredentialPick;
   /** Throws `GatewayError` for transport failures (unreachable 502, header timeout 504). */
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
   /**

@@ -161,6 +161,7 @@ describe('an answer read whole (a request that asked for no stream)', () => {
       retries: 0,
       own: {},
       secrets: [],
+      credentials: [],
     }, undefined);
     try {
       const err = await send(p, '/v1/chat/completions').catch((e: unknown) => e);

@@ -6,7 +6,8 @@ import type { ServerResponse } from 'node:http';
 import { PROVIDER_KINDS } from '#src/providers/kinds.js';
 import { describe, expect, it } from 'vitest';
 import { cannedReply } from '../helpers/canned.js';
-import { AZURE_KEY, fakeAzure } from '../helpers/fake-azure.js';
+import { AZURE_KEY, FOUNDRY_KEY, fakeAzure, fakeFoundry } from '../helpers/fake-azure.js';
+import { BEDROCK_API_KEY, BEDROCK_REGION, fakeBedrock } from '../helpers/fake-bedrock.js';
 import { sendJson } from '../helpers/fake-upstream.js';
 import type { Behaviour, Received } from '../helpers/received.js';
 import { runProviderContract, UPSTREAM_FAILURE_TESTS, type ProviderContract } from './provider.contract.js';
@@ -50,6 +51,21 @@ const contracts: Record<(typeof PROVIDER_KINDS)[number]['type'], ProviderContrac
     protocol: 'chat',
     path: '/openai/v1/chat/completions',
     secret: AZURE_KEY,
+  },
+  foundry: {
+    entry: (origin) => ({ type: 'foundry', baseUrl: `${origin}/anthropic`, apiKey: FOUNDRY_KEY }),
+    upstream: fakeFoundry({ key: FOUNDRY_KEY }),
+    protocol: 'messages',
+    path: '/anthropic/v1/messages',
+    secret: FOUNDRY_KEY,
+  },
+  bedrock: {
+    entry: (origin) => ({ type: 'bedrock', region: BEDROCK_REGION, baseUrl: origin, apiKey: BEDROCK_API_KEY }),
+    // The contract sends bodies as prepared, before the pipeline puts them in Bedrock's envelope.
+    upstream: fakeBedrock({ apiKey: BEDROCK_API_KEY, anthropicBodies: true }),
+    protocol: 'messages',
+    // No one path: a stream goes to invoke-with-response-stream (test/e2e/bedrock.test.ts checks both).
+    secret: BEDROCK_API_KEY,
   },
   echo: {
     entry: () => ({ type: 'echo' }),

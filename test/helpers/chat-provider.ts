@@ -17,6 +17,7 @@ export function chatProvider(origin: string, timeouts: Partial<ProviderConfig['t
     retries: 0,
     own: {},
     secrets: [],
+    credentials: [],
   }, undefined);
 }
 

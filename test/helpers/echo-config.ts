@@ -13,4 +13,5 @@ export const ECHO_PROVIDER: ProviderConfig = {
   retries: 0,
   own: {},
   secrets: [],
+  credentials: [],
 };

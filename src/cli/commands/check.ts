@@ -6,6 +6,7 @@
  */
 import { loadConfig } from '../../config/load.js';
 import { ExitError } from '../../errors.js';
+import { withCredential } from '../../providers/credentials/rotating-provider.js';
 import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
 import { configWarnings, groupsTable, modelsTable, providersTable } from '../describe-config.js';
@@ -70,8 +71,12 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   );
   const targets = probeTargets(config);
   const probes: ProviderProbe[] = [];
-  for (const provider of config.providers.values()) {
-    const mine = targets.get(provider.id) ?? [];
+  // A provider with several credentials is probed once with each, named `provider/credential`.
+  const probed = [...config.providers.values()].flatMap((p) =>
+    p.credentials.length > 0 ? p.credentials.map((k) => ({ provider: { ...withCredential(p, k), id: `${p.id}/${k.name}` }, of: p.id })) : [{ provider: p, of: p.id }],
+  );
+  for (const { provider, of } of probed) {
+    const mine = targets.get(of) ?? [];
     const id = printable(provider.id);
     const spinner = startSpinner(io, cErr, `Probing ${id} (${plural(mine.length, 'model')})…`);
     const probe = await probeProvider(provider, mine, { timeoutMs });

@@ -33,6 +33,8 @@ export interface ExchangeSummary {
   readonly keyName?: string;
   readonly model?: string;
   readonly provider?: string;
+  /** The provider credential's name, for a provider with several. */
+  readonly credential?: string;
   readonly upstreamModel?: string;
   readonly protocol?: Protocol;
   readonly upstreamProtocol?: Protocol;

@@ -87,7 +87,7 @@ function render({ summary: s, exchange: x }: ExchangeDetail): Child[] {
                   showAttempt(i);
                 },
               },
-              `${i + 1}: ${a.provider}/${a.upstreamModel} ${a.status ?? a.error ?? ''}`,
+              `${i + 1}: ${a.provider}/${a.upstreamModel}${a.credential ? ` with ${a.credential}` : ''} ${a.status ?? a.error ?? ''}`,
             ),
           ),
         )
@@ -116,7 +116,7 @@ function facts(s: ExchangeSummary, x: ExchangeJson): HTMLElement {
     ['Session', s.sessionId ?? '—'],
     ['Agent', s.agentId ? `subagent ${s.agentId}${s.parentAgentId ? `, started by ${s.parentAgentId}` : ''}` : s.sessionId ? 'main' : '—'],
     ['Key', s.keyGroup ? `${s.keyGroup}:${s.keyName ?? '?'}` : '—'],
-    ['Model', s.model ? `${s.model} → ${s.provider ?? '?'}/${s.upstreamModel ?? s.model}` : '—'],
+    ['Model', s.model ? `${s.model} → ${s.provider ?? '?'}/${s.upstreamModel ?? s.model}${s.credential ? ` with credential ${s.credential}` : ''}` : '—'],
     ['Route', s.translated ? h('span', { class: 'translated' }, `translated ${s.protocol} → ${s.upstreamProtocol}`) : s.protocol ? `native ${s.protocol}` : '—'],
     ['Duration', s.pending ? 'in flight…' : duration(s.durationMs) || '—'],
     ['First byte / token', s.stream ? `${duration(s.ttfbMs) || '—'} / ${duration(s.ttftMs) || '—'}` : 'not a stream'],

@@ -1,0 +1,55 @@
+/**
+ * The bedrock kind's config: the region from the entry or the AWS environment (read at load), the
+ * endpoint it gives, and the refusal when there is none.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { parseConfig } from '../../config/parse.js';
+import { ConfigError, type ConfigIssue } from '../../errors.js';
+
+const withBedrock = (entry: Record<string, unknown>) => ({ providers: { aws: { type: 'bedrock', ...entry } }, models: { m: { provider: 'aws' } } });
+
+function issuesOf(raw: unknown): readonly ConfigIssue[] {
+  try {
+    parseConfig(raw, { env: {} });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  return [];
+}
+
+function awsEnv(values: Record<string, string>): void {
+  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION']) vi.stubEnv(name, undefined);
+  for (const [name, value] of Object.entries(values)) vi.stubEnv(name, value);
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
+
+describe('bedrock config', () => {
+  it.each<[Record<string, unknown>, Record<string, string>, string]>([
+    [{ region: 'eu-central-1' }, { AWS_REGION: 'us-east-1' }, 'https://bedrock-runtime.eu-central-1.amazonaws.com'],
+    [{}, { AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-west-2' }, 'https://bedrock-runtime.us-east-1.amazonaws.com'],
+    [{}, { AWS_DEFAULT_REGION: 'us-west-2' }, 'https://bedrock-runtime.us-west-2.amazonaws.com'],
+    [{ region: 'us-east-1', baseUrl: 'https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com/' }, {}, 'https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com'],
+    [{ apiKey: 'k', baseUrl: 'https://proxy.example' }, {}, 'https://proxy.example'],
+  ])('%j with %j: %s, speaking messages', (entry, env, baseUrl) => {
+    awsEnv(env);
+    const p = parseConfig(withBedrock(entry), { env: {} }).providers.get('aws')!;
+    expect(p.baseUrl).toBe(baseUrl);
+    expect([...p.protocols]).toEqual(['messages']);
+  });
+
+  it.each([{}, { baseUrl: 'https://proxy.example' }, { apiKey: 'k' }])('refuses %j without a region anywhere', (entry) => {
+    awsEnv({});
+    expect(issuesOf(withBedrock(entry))).toEqual([{ path: 'providers.aws.region', message: 'required: the AWS region, here or in AWS_REGION / AWS_DEFAULT_REGION' }]);
+  });
+
+  it('keeps the profile among its own fields, and the API key as the credential', () => {
+    awsEnv({});
+    const p = parseConfig(withBedrock({ region: 'us-east-1', profile: 'prod', apiKey: 'bedrock-key-0123456789' }), { env: {} }).providers.get('aws')!;
+    expect(p.own).toEqual({ region: 'us-east-1', profile: 'prod' });
+    expect(p.apiKey).toBe('bedrock-key-0123456789');
+  });
+});
