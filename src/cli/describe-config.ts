@@ -40,7 +40,9 @@ function credentialCell(p: ProviderConfig, c: ChalkInstance): string {
   const how = providerKind(p.type).describe.credential;
   if (how === undefined) return c.gray('not needed');
   if (p.credentials.length > 0) return p.credentials.map((k) => credentialLine(k, c)).join('; ');
-  return p.apiKey ? `${maskSecret(p.apiKey)} ${c.gray(`(${how})`)}` : c.gray('none');
+  if (p.apiKey) return `${maskSecret(p.apiKey)} ${c.gray(`(${how})`)}`;
+  const signer = providerKind(p.type).describe.signsWith?.(p);
+  return signer !== undefined ? printable(signer) : c.gray('none');
 }
 
 /** One of several credentials: its name, its key masked, and how it takes turns ("a: key …abcd, weight 2, priority 1, 60 rpm"). */
@@ -134,8 +136,9 @@ export function configWarnings(config: Config): string[] {
   for (const p of config.providers.values()) {
     if (!models.some((m) => m.provider === p.id)) out.push(`providers.${p.id}: no model uses it`);
     // A vendor's API always wants a key; a local openai-compatible server usually does not.
-    const refuser = providerKind(p.type).describe.keyRequiredBy;
-    if (refuser !== undefined && !p.apiKey) out.push(`providers.${p.id}.apiKey: not set; ${refuser} will refuse the requests`);
+    const { keyRequiredBy: refuser, signsWith } = providerKind(p.type).describe;
+    const credential = p.apiKey || p.credentials.length > 0 || signsWith?.(p) !== undefined;
+    if (refuser !== undefined && !credential) out.push(`providers.${p.id}.apiKey: not set; ${refuser} will refuse the requests`);
   }
   if (config.keyGroups.size > 0) {
     for (const m of models) {

@@ -3,6 +3,8 @@
  * model servers answering on their usual loopback ports. Each server gets one short
  * GET; a closed port or a slow answer just means "not running".
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { request } from 'undici';
 import type { Env } from '../config/env.js';
 
@@ -21,6 +23,74 @@ export const CLOUD_PROVIDERS = [
 ] as const satisfies readonly CloudProvider[];
 
 export type CloudProviderId = (typeof CLOUD_PROVIDERS)[number]['id'];
+
+/** A cloud account the gateway can reach with credentials found in the environment, written as a provider of its kind. */
+export interface CloudAccount {
+  /** Provider id in the written config. */
+  readonly id: 'bedrock' | 'vertex';
+  readonly label: string;
+  /** Where the credentials were found, for the summary ("$AWS_PROFILE", "~/.aws/credentials"). */
+  readonly source: string;
+  /** The provider entry to write. */
+  readonly provider: Readonly<Record<string, unknown>>;
+  /** A model pattern matching the cloud's own names for Claude models, which clients send as they are. */
+  readonly models: readonly string[];
+  /** What the user should know about the entry (a region chosen for them). */
+  readonly note?: string;
+}
+
+/**
+ * AWS and Google credentials, found as their own tools find them: the variables their credential
+ * chains read, then their files under the home folder. Bedrock names Claude `[us.|eu.|global.]anthropic.claude-…`
+ * and Vertex `claude-…@date`, so each gets the pattern of its own names.
+ */
+export function cloudAccountsIn(env: Env, exists: (path: string) => boolean = existsSync): CloudAccount[] {
+  const home = env.HOME ?? env.USERPROFILE;
+  const file = (...parts: string[]) => (home === undefined || home === '' ? undefined : join(home, ...parts));
+  const found = (vars: readonly string[], files: readonly (string | undefined)[]): string | undefined => {
+    const v = vars.find((name) => isSet(env[name]));
+    if (v !== undefined) return `$${v}`;
+    const f = files.find((path): path is string => path !== undefined && path !== '' && exists(path));
+    return f !== undefined && home !== undefined && home !== '' && f.startsWith(home) ? `~${f.slice(home.length)}` : f;
+  };
+  const out: CloudAccount[] = [];
+
+  const bedrockKey = isSet(env.AWS_BEARER_TOKEN_BEDROCK);
+  const aws = found(
+    ['AWS_BEARER_TOKEN_BEDROCK', 'AWS_ACCESS_KEY_ID', 'AWS_PROFILE', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'AWS_CONTAINER_CREDENTIALS_FULL_URI', 'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI'],
+    [env.AWS_SHARED_CREDENTIALS_FILE, file('.aws', 'credentials'), env.AWS_CONFIG_FILE, file('.aws', 'config')],
+  );
+  if (aws !== undefined) {
+    const region = isSet(env.AWS_REGION) || isSet(env.AWS_DEFAULT_REGION);
+    out.push({
+      id: 'bedrock',
+      label: 'Amazon Bedrock',
+      source: aws,
+      // Without a region in the environment the config names one; with one, the kind reads it when the config loads.
+      provider: { type: 'bedrock', ...(region ? {} : { region: 'us-east-1' }), ...(bedrockKey ? { apiKey: '${AWS_BEARER_TOKEN_BEDROCK}' } : {}) },
+      models: ['*anthropic.claude-*'],
+      ...(region ? {} : { note: 'no AWS_REGION set: bedrock uses us-east-1; change "region" if your models are elsewhere' }),
+    });
+  }
+
+  const google = found(['GOOGLE_APPLICATION_CREDENTIALS'], [file('.config', 'gcloud', 'application_default_credentials.json')]);
+  if (google !== undefined) {
+    const projectVar = ['ANTHROPIC_VERTEX_PROJECT_ID', 'GOOGLE_CLOUD_PROJECT', 'GCLOUD_PROJECT'].find((v) => isSet(env[v]));
+    out.push({
+      id: 'vertex',
+      label: 'Google Vertex AI',
+      source: google,
+      provider: {
+        type: 'vertex',
+        region: isSet(env.CLOUD_ML_REGION) ? '${CLOUD_ML_REGION}' : 'global',
+        ...(projectVar !== undefined ? { project: `\${${projectVar}}` } : {}),
+      },
+      models: ['claude-*@*'],
+      ...(projectVar === undefined ? { note: "vertex takes its project from the credentials; set \"project\" if that is not the one" } : {}),
+    });
+  }
+  return out;
+}
 
 export interface LocalServer {
   readonly id: string;

@@ -66,7 +66,7 @@ describe('parseConfig: validation issues', () => {
     [
       'missing provider type',
       (c) => delete c.providers.openai.type,
-      [{ path: 'providers.openai.type', message: 'required: one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "bedrock"' }],
+      [{ path: 'providers.openai.type', message: 'required: one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "vertex", "bedrock"' }],
     ],
     [
       'unknown provider type',
@@ -74,7 +74,7 @@ describe('parseConfig: validation issues', () => {
       [
         {
           path: 'providers.openai.type',
-          message: 'must be one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "bedrock" (got "azure")',
+          message: 'must be one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "vertex", "bedrock" (got "azure")',
         },
       ],
     ],

@@ -3,6 +3,8 @@
  * Every problem found is thrown together in one `ConfigError`.
  */
 import { ConfigError, type ConfigIssue } from '../errors.js';
+import { isObject } from '../protocols/shallow.js';
+import { knownKind } from '../providers/kinds.js';
 import { interpolateEnv, type Env } from './env.js';
 import { normalizeConfig } from './normalize.js';
 import { checkRules } from './rules.js';
@@ -18,7 +20,9 @@ export interface ParseConfigOptions {
 }
 
 export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Config {
-  const { value, issues: envIssues } = interpolateEnv(raw, options.env ?? process.env);
+  const env = options.env ?? process.env;
+  const { value, issues: envIssues } = interpolateEnv(raw, env);
+  fillFromEnv(value, env);
   const parsed = writtenConfigSchema.safeParse(value, { error: configErrorMap, reportInput: true });
   const issues: ConfigIssue[] = parsed.success
     ? checkRules(parsed.data)
@@ -29,4 +33,22 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Con
   const all = [...envIssues, ...issues.filter((issue) => !envPaths.has(issue.path))];
   if (all.length > 0 || !parsed.success) throw new ConfigError(all, options.source);
   return normalizeConfig(parsed.data);
+}
+
+/**
+ * Fields a provider kind takes from the environment when the entry leaves them out (`bedrock`'s
+ * `region` from `AWS_REGION`), as that vendor's own tools do; the entry as written wins.
+ */
+function fillFromEnv(value: unknown, env: Env): void {
+  const providers = isObject(value) && isObject(value.providers) ? value.providers : undefined;
+  if (!providers) return;
+  for (const entry of Object.values(providers)) {
+    if (!isObject(entry) || typeof entry.type !== 'string') continue;
+    const fromEnv = knownKind(entry.type)?.fromEnv ?? {};
+    for (const [field, names] of Object.entries(fromEnv)) {
+      if (entry[field] !== undefined) continue;
+      const set = (names ?? []).map((name) => env[name]).find((v) => v !== undefined && v !== '');
+      if (set !== undefined) entry[field] = set;
+    }
+  }
 }

@@ -31,6 +31,7 @@ const ENV = {
   LOCAL_URL: 'http://127.0.0.1:11434/v1',
   LOCAL_HOST: '127.0.0.1',
   PROVIDER_TYPE: 'echo',
+  CLOUD_ML_REGION: 'us-east5',
 };
 
 const DIGEST = 'ab'.repeat(32);
@@ -126,6 +127,9 @@ const valid: readonly Case[] = [
   },
   { name: 'a foundry provider by resource name', config: withProvider({ type: 'foundry', resource: 'contoso', apiKey: 'k' }) },
   { name: 'a foundry provider with Microsoft Entra ID', config: withProvider({ type: 'foundry', baseUrl: 'https://contoso.services.ai.azure.com/anthropic', tenantId: 't', clientId: 'c', clientSecret: 's' }) },
+  { name: 'a vertex provider on application default credentials', config: withProvider({ type: 'vertex', region: 'us-east5' }) },
+  { name: 'a vertex provider on the global endpoint with a key file', config: withProvider({ type: 'vertex', region: 'global', project: 'my-project', credentialsFile: 'key.json' }) },
+  { name: 'a vertex provider with its region from the environment and a base URL', config: withProvider({ type: 'vertex', region: '${CLOUD_ML_REGION}', baseUrl: 'https://vertex-proxy.example.com' }) },
   {
     name: 'base URLs from environment variables',
     config: withSection('providers', {
@@ -210,6 +214,10 @@ const invalid: readonly Case[] = [
   { name: 'foundry with neither resource nor base URL', config: withProvider({ type: 'foundry' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: required/ },
   { name: 'bedrock region that is not a region name', config: withProvider({ type: 'bedrock', region: 'us-east-1/x' }), pointer: '/providers/p/region', problem: /providers\.p\.region: must be an AWS region name/ },
   { name: 'bedrock profile that is empty', config: withProvider({ type: 'bedrock', region: 'us-east-1', profile: '' }), pointer: '/providers/p/profile', problem: /providers\.p\.profile/ },
+  { name: 'vertex without a region', config: withProvider({ type: 'vertex', project: 'my-project' }), pointer: '/providers/p/region', problem: /providers\.p\.region: required/ },
+  { name: 'vertex region that is not a region name', config: withProvider({ type: 'vertex', region: 'us-east5/x' }), pointer: '/providers/p/region', problem: /providers\.p\.region: must be a Google Cloud region/ },
+  { name: 'vertex project that is not a project id', config: withProvider({ type: 'vertex', region: 'us-east5', project: 'My Project' }), pointer: '/providers/p/project', problem: /providers\.p\.project: must be a Google Cloud project id/ },
+  { name: 'vertex with an API key', config: withProvider({ type: 'vertex', region: 'us-east5', apiKey: 'k' }), pointer: '/providers/p/apiKey', problem: /providers\.p\.apiKey: Vertex AI takes no API key/ },
   { name: 'azure-openai resource that is not a name', config: withProvider({ type: 'azure-openai', resource: 'contoso.evil.com/x' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: must be an Azure resource name/ },
   { name: 'a field of another kind', config: withProvider({ type: 'openai', resource: 'contoso' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: unknown field/ },
   // The next three are rules.ts rules, stated in the schema by json-schema.ts.

@@ -46,6 +46,8 @@ export interface KindDescription {
   readonly credential: string | undefined;
   /** Who refuses a request without a key, for `check`'s warning; undefined when a key is optional. */
   readonly keyRequiredBy?: string;
+  /** What the provider signs or authenticates with instead of a key, when it has such a credential ("AWS SigV4, profile prod"). */
+  signsWith?(config: ProviderConfig): string | undefined;
 }
 
 export interface ProviderKind<Type extends string = string, Own extends z.ZodRawShape = z.ZodRawShape> {
@@ -64,6 +66,11 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
    * translated route asks it rather than estimating, since an estimate can be confidently wrong.
    */
   readonly countsInputTokens?: boolean;
+  /**
+   * Own fields taken from the environment when the entry leaves them out, by the variables the
+   * vendor's own tools read, the first set one winning (`region`: `AWS_REGION`, `AWS_DEFAULT_REGION`).
+   */
+  readonly fromEnv?: Readonly<Partial<Record<keyof Own & string, readonly string[]>>>;
   /** Own fields an entry of `credentials` may set besides `apiKey` (a profile, a credentials file). */
   readonly credentialFields?: readonly (keyof Own & string)[];
   /** Own fields that hold credentials (a client secret): scrubbed from upstream error text like `apiKey`. */

@@ -11,8 +11,9 @@ import { foundry } from './foundry/kind.js';
 import type { ProviderKind } from './kind.js';
 import { openAiCompatible } from './openai-compatible/kind.js';
 import { openai } from './openai/kind.js';
+import { vertex } from './vertex/kind.js';
 
-export const PROVIDER_KINDS = [openai, anthropic, openAiCompatible, echo, azureOpenAi, foundry, bedrock] as const;
+export const PROVIDER_KINDS = [openai, anthropic, openAiCompatible, echo, azureOpenAi, foundry, vertex, bedrock] as const;
 
 export type ProviderType = (typeof PROVIDER_KINDS)[number]['type'];
 
@@ -24,3 +25,6 @@ export function providerKind(type: string): ProviderKind {
   if (!kind) throw new Error(`no provider kind "${type}"`);
   return kind;
 }
+
+/** The kind of a `type` as written, which the schema has not checked yet; undefined for an unknown one. */
+export const knownKind = (type: string): ProviderKind | undefined => byType.get(type);

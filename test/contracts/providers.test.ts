@@ -4,15 +4,20 @@
  */
 import type { ServerResponse } from 'node:http';
 import { PROVIDER_KINDS } from '#src/providers/kinds.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { cannedReply } from '../helpers/canned.js';
 import { AZURE_KEY, FOUNDRY_KEY, fakeAzure, fakeFoundry } from '../helpers/fake-azure.js';
 import { BEDROCK_API_KEY, BEDROCK_REGION, fakeBedrock } from '../helpers/fake-bedrock.js';
 import { sendJson } from '../helpers/fake-upstream.js';
 import type { Behaviour, Received } from '../helpers/received.js';
+import { startVertexContract } from '../helpers/fake-vertex.js';
 import { runProviderContract, UPSTREAM_FAILURE_TESTS, type ProviderContract } from './provider.contract.js';
 
 const KEY = 'sk-contract-secret-0123456789';
+
+// vertex gets its tokens from a fake Google token endpoint of its own, which the failure tests leave working.
+const vertexFakes = await startVertexContract();
+afterAll(() => vertexFakes.close());
 
 /** The canned answers, given only for the key in `header` (as `value`) and no other credential header. */
 function requiring(header: string, value: string): Behaviour {
@@ -59,6 +64,7 @@ const contracts: Record<(typeof PROVIDER_KINDS)[number]['type'], ProviderContrac
     path: '/anthropic/v1/messages',
     secret: FOUNDRY_KEY,
   },
+  vertex: vertexFakes.contract,
   bedrock: {
     entry: (origin) => ({ type: 'bedrock', region: BEDROCK_REGION, baseUrl: origin, apiKey: BEDROCK_API_KEY }),
     // The contract sends bodies as prepared, before the pipeline puts them in Bedrock's envelope.

@@ -258,6 +258,33 @@ describe('model-gateway init', () => {
     expect(await exit).toBe(0);
   });
 
+  it.each([
+    [
+      'AWS keys and a Google service account, with no region',
+      { AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', GOOGLE_APPLICATION_CREDENTIALS: '/nowhere/sa.json', GOOGLE_CLOUD_PROJECT: 'my-project-123' },
+      { bedrock: { type: 'bedrock', region: 'us-east-1' }, vertex: { type: 'vertex', region: 'global', project: '${GOOGLE_CLOUD_PROJECT}' } },
+      [/bedrock \(Amazon Bedrock, credentials from \$AWS_ACCESS_KEY_ID\)/, /vertex \(Google Vertex AI, credentials from \$GOOGLE_APPLICATION_CREDENTIALS\)/, /no AWS_REGION set: bedrock uses us-east-1/],
+    ],
+    [
+      "a Bedrock API key, a region, and Claude Code's Vertex variables",
+      { AWS_BEARER_TOKEN_BEDROCK: 'bedrock-key', AWS_REGION: 'eu-central-1', GOOGLE_APPLICATION_CREDENTIALS: '/nowhere/sa.json', ANTHROPIC_VERTEX_PROJECT_ID: 'p-456789', CLOUD_ML_REGION: 'us-east5' },
+      { bedrock: { type: 'bedrock', apiKey: '${AWS_BEARER_TOKEN_BEDROCK}' }, vertex: { type: 'vertex', region: '${CLOUD_ML_REGION}', project: '${ANTHROPIC_VERTEX_PROJECT_ID}' } },
+      [/bedrock \(Amazon Bedrock, credentials from \$AWS_BEARER_TOKEN_BEDROCK\)/],
+    ],
+  ])('offers Bedrock and Vertex for cloud credentials in the environment: %s', async (_name, env, providers, printed) => {
+    const h = harness(env);
+    expect(await run(['init', '--no-color'], h.io)).toBe(0);
+    const written = JSON.parse(readFileSync(join(h.io.cwd, 'gateway.config.json'), 'utf8')) as Record<string, Record<string, unknown>>;
+    expect(written.providers).toEqual({ ...providers, echo: { type: 'echo' } });
+    // Each cloud's own names for Claude, sent as they are.
+    expect(written.models).toMatchObject({ '*anthropic.claude-*': { provider: 'bedrock' }, 'claude-*@*': { provider: 'vertex' } });
+    for (const line of printed) expect(h.stdout()).toMatch(line);
+    expect(readFileSync(join(h.io.cwd, 'gateway.config.json'), 'utf8')).not.toContain('bedrock-key');
+    const key = printedKey(h.stdout())!;
+    const { config } = await loadConfig({ cwd: h.io.cwd, env: { ...env, MODEL_GATEWAY_KEY: key } });
+    expect([...config.providers.keys()].sort()).toEqual(['bedrock', 'echo', 'vertex']);
+  });
+
   it('never overwrites without --force; --force replaces the file with a new key', async () => {
     const h = harness({});
     expect(await run(['init'], h.io)).toBe(0);
@@ -396,6 +423,32 @@ describe('model-gateway check', () => {
     expect(out).toContain('✔ The config is valid.');
     expect(out).not.toContain('Warnings');
     expect(h.stderr()).toBe('');
+  });
+
+  it('shows what the cloud kinds sign with, and each of several credentials, without warning about a missing apiKey', async () => {
+    const h = harness({ KEY_A: 'sk-ant-aaaaaaaaaaaaaaaa1111', KEY_B: 'sk-ant-bbbbbbbbbbbbbbbb2222' });
+    writeConfig(h.io.cwd, {
+      providers: {
+        aws: { type: 'bedrock', region: 'us-east-1', profile: 'prod' },
+        gcp: { type: 'vertex', region: 'global', project: 'my-project-123' },
+        claude: {
+          type: 'anthropic',
+          credentials: [
+            { name: 'team-a', apiKey: '${KEY_A}', weight: 2 },
+            { name: 'team-b', apiKey: '${KEY_B}', priority: 1, limits: { requestsPerMinute: 50 } },
+          ],
+        },
+      },
+      models: { 'us.anthropic.claude-*': { provider: 'aws' }, 'claude-*@*': { provider: 'gcp' }, 'claude-*': { provider: 'claude' } },
+      keyGroups: { dev: { keys: [GATEWAY_KEY] } },
+    });
+    expect(await run(['check', '--no-color'], h.io)).toBe(0);
+    const out = h.stdout();
+    expect(out).toMatch(/aws\s+bedrock\s.*AWS SigV4 \(profile prod\)/);
+    expect(out).toMatch(/gcp\s+vertex\s.*Google OAuth token \(application default credentials\)/);
+    expect(out).toMatch(/claude\s+anthropic\s.*team-a: key …1111, weight 2; team-b: key …2222, priority 1, 50 requests\/min/);
+    expect(out).not.toContain('sk-ant-aaaa');
+    expect(out).not.toContain('Warnings');
   });
 
   it('warns about what is valid but likely unmeant, and still exits 0', async () => {

@@ -13,7 +13,7 @@ import type { WrittenConfig } from '../../config/schema.js';
 import { ExitError } from '../../errors.js';
 import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
-import { cloudProvidersIn, findLocalServers, LOCAL_SERVERS, type CloudProviderId, type FoundServer, type LocalServer } from '../detect.js';
+import { cloudAccountsIn, cloudProvidersIn, findLocalServers, LOCAL_SERVERS, type CloudProviderId, type FoundServer, type LocalServer } from '../detect.js';
 import type { CliIo } from '../io.js';
 import { schemaRef } from '../schema-ref.js';
 import { GATEWAY_KEY_VAR, shellQuote } from '../snippets.js';
@@ -34,6 +34,8 @@ export interface InitDeps {
   /** The local servers to look for (tests point them at fake servers). */
   readonly localServers?: readonly LocalServer[];
   readonly newKey?: () => string;
+  /** Whether a credentials file exists (tests give their own). */
+  readonly exists?: (path: string) => boolean;
 }
 
 type Providers = NonNullable<WrittenConfig['providers']>;
@@ -108,6 +110,11 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
     providers[p.id] = CLOUD[p.id as CloudProviderId].provider;
     for (const m of CLOUD[p.id as CloudProviderId].models) models[m] = { provider: p.id };
   }
+  const accounts = cloudAccountsIn(io.env, deps.exists);
+  for (const a of accounts) {
+    providers[a.id] = a.provider as Providers[string];
+    for (const m of a.models) models[m] = { provider: a.id };
+  }
 
   const servers = deps.localServers ?? LOCAL_SERVERS;
   const spinner = startSpinner(io, cErr, `Looking for local model servers (${servers.map((s) => s.label).join(', ')})…`);
@@ -154,8 +161,11 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
     `  ${label('providers')}${Object.keys(providers)
       .map((id) => {
         const env = cloud.find((p) => p.id === id)?.envVar;
+        const account = accounts.find((a) => a.id === id);
         const server = found.find((f) => f.server.id === id)?.server;
-        return env ? `${id} (key from $${env})` : server ? `${id} (${server.label}, ${server.baseUrl})` : id;
+        if (env) return `${id} (key from $${env})`;
+        if (account) return `${id} (${account.label}, credentials from ${printable(account.source)})`;
+        return server ? `${id} (${server.label}, ${server.baseUrl})` : id;
       })
       .join(', ')}`,
   );
@@ -168,6 +178,7 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
     `  ${label('key group')}dev: every model; its key ${flags.hash ? 'is stored as a sha256: digest' : `comes from $${GATEWAY_KEY_VAR}`}`,
   );
   out.push(`  ${label('$schema')}${$schema ?? c.gray('none (this copy of model-gateway ships no schema file)')}`);
+  for (const a of accounts) if (a.note) out.push(c.yellow(`  ${a.note}`));
   for (const s of skipped) out.push(c.yellow(`  skipped ${s}: not a usable model name (whitespace or * ? [ ] { })`));
   for (const f of found.filter((s) => s.models.length === 0)) {
     out.push(c.yellow(`  ${f.server.label} has no models yet; add entries under "models" once it has some`));

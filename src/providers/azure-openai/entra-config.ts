@@ -132,3 +132,7 @@ export function createEntraOrKeyProvider(config: ProviderConfig, hooks: HttpHook
     },
   };
 }
+
+/** `check`'s words for an entry that authenticates with Entra ID instead of a key. */
+export const entraSigner = (config: ProviderConfig): string | undefined =>
+  typeof config.own.clientId === 'string' ? `Microsoft Entra ID token (app ${config.own.clientId})` : undefined;

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { httpUrl } from '../../config/provider-fields.js';
 import type { HttpHooks } from '../http.js';
 import { defineKind, type KindIssue } from '../kind.js';
-import { createEntraOrKeyProvider, ENTRA_CREDENTIAL_FIELDS, ENTRA_SECRET_FIELDS, entraFields, entraJsonSchema, entraRules } from './entra-config.js';
+import { createEntraOrKeyProvider, ENTRA_CREDENTIAL_FIELDS, ENTRA_SECRET_FIELDS, entraFields, entraJsonSchema, entraRules, entraSigner } from './entra-config.js';
 import { deploymentForm, deploymentUrl, modelsUrl, resourceBaseUrl, resourceEndpoint, v1Url } from './urls.js';
 
 export { resourceBaseUrl } from './urls.js';
@@ -98,7 +98,7 @@ export const azureOpenAi = defineKind({
       { anyOf: [{ not: { required: ['deployment'] } }, { required: ['protocols'], properties: { protocols: { description: 'With deployment: ["chat"], the one protocol a deployment path serves.', const: ['chat'] } } }] },
     );
   },
-  describe: { where: (config) => config.baseUrl, credential: 'api-key header', keyRequiredBy: 'Azure OpenAI' },
+  describe: { where: (config) => config.baseUrl, credential: 'api-key header', keyRequiredBy: 'Azure OpenAI', signsWith: entraSigner },
   models: (config) => ({ url: modelsUrl(config), headers: { ...config.headers, ...(config.apiKey ? credential(config.apiKey) : {}) } }),
   create: (config, deps) => {
     const form = deploymentForm(config);

@@ -2,7 +2,7 @@
  * The bedrock kind's config: the region from the entry or the AWS environment (read at load), the
  * endpoint it gives, and the refusal when there is none.
  */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config/parse.js';
 import { ConfigError, type ConfigIssue } from '../../errors.js';
 
@@ -18,15 +18,6 @@ function issuesOf(raw: unknown): readonly ConfigIssue[] {
   return [];
 }
 
-function awsEnv(values: Record<string, string>): void {
-  for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION']) vi.stubEnv(name, undefined);
-  for (const [name, value] of Object.entries(values)) vi.stubEnv(name, value);
-}
-
-afterEach(() => {
-  vi.unstubAllEnvs();
-});
-
 describe('bedrock config', () => {
   it.each<[Record<string, unknown>, Record<string, string>, string]>([
     [{ region: 'eu-central-1' }, { AWS_REGION: 'us-east-1' }, 'https://bedrock-runtime.eu-central-1.amazonaws.com'],
@@ -35,19 +26,17 @@ describe('bedrock config', () => {
     [{ region: 'us-east-1', baseUrl: 'https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com/' }, {}, 'https://vpce-1.bedrock-runtime.us-east-1.vpce.amazonaws.com'],
     [{ apiKey: 'k', baseUrl: 'https://proxy.example' }, {}, 'https://proxy.example'],
   ])('%j with %j: %s, speaking messages', (entry, env, baseUrl) => {
-    awsEnv(env);
-    const p = parseConfig(withBedrock(entry), { env: {} }).providers.get('aws')!;
+    // The config's environment, not the process's: a region from it is read when the config loads.
+    const p = parseConfig(withBedrock(entry), { env }).providers.get('aws')!;
     expect(p.baseUrl).toBe(baseUrl);
     expect([...p.protocols]).toEqual(['messages']);
   });
 
   it.each([{}, { baseUrl: 'https://proxy.example' }, { apiKey: 'k' }])('refuses %j without a region anywhere', (entry) => {
-    awsEnv({});
     expect(issuesOf(withBedrock(entry))).toEqual([{ path: 'providers.aws.region', message: 'required: the AWS region, here or in AWS_REGION / AWS_DEFAULT_REGION' }]);
   });
 
   it('keeps the profile among its own fields, and the API key as the credential', () => {
-    awsEnv({});
     const p = parseConfig(withBedrock({ region: 'us-east-1', profile: 'prod', apiKey: 'bedrock-key-0123456789' }), { env: {} }).providers.get('aws')!;
     expect(p.own).toEqual({ region: 'us-east-1', profile: 'prod' });
     expect(p.apiKey).toBe('bedrock-key-0123456789');

@@ -15,7 +15,7 @@ import { bedrockAnswer } from './answer.js';
 import { bedrockEnvelope } from './envelope.js';
 import { bedrockHttpError } from './errors.js';
 import { UnreadableAnswer } from './event-stream.js';
-import { regionOf, runtimeBaseUrl } from './region.js';
+import { runtimeBaseUrl } from './region.js';
 import { sigV4 } from './sign.js';
 import { bedrockUrl } from './url.js';
 
@@ -23,7 +23,7 @@ import { bedrockUrl } from './url.js';
 const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
 
 function hooks(config: ProviderConfig): HttpHooks {
-  const region = regionOf(typeof config.own.region === 'string' ? config.own.region : undefined);
+  const region = typeof config.own.region === 'string' ? config.own.region : undefined;
   const signed = config.apiKey === undefined || config.apiKey === '';
   if (signed && region === undefined) throw new Error(`providers.${config.id}: no AWS region to sign for`);
   return {
@@ -68,13 +68,12 @@ export const bedrock = defineKind({
   dialect: 'anthropic',
   baseUrl: (entry) => {
     if (entry.baseUrl !== undefined) return entry.baseUrl;
-    const region = regionOf(entry.region);
-    return region === undefined ? undefined : runtimeBaseUrl(region);
+    return entry.region === undefined ? undefined : runtimeBaseUrl(entry.region);
   },
   rules: (entry) => {
     // A signature names its region; so does the default endpoint.
     const needsRegion = entry.baseUrl === undefined || entry.apiKey === undefined || entry.apiKey === '';
-    if (needsRegion && regionOf(entry.region) === undefined) {
+    if (needsRegion && entry.region === undefined) {
       return [{ path: ['region'], message: 'required: the AWS region, here or in AWS_REGION / AWS_DEFAULT_REGION' }];
     }
     return [];
@@ -82,7 +81,9 @@ export const bedrock = defineKind({
   describe: {
     where: (config) => config.baseUrl,
     credential: 'Authorization: Bearer, else AWS SigV4',
+    signsWith: (config) => `AWS SigV4 (${typeof config.own.profile === 'string' ? `profile ${config.own.profile}` : 'the AWS credential chain'})`,
   },
+  fromEnv: { region: ['AWS_REGION', 'AWS_DEFAULT_REGION'] },
   credentialFields: ['profile'],
   envelope: (_config, call) => bedrockEnvelope(call),
   create: (config, deps) => createHttpProvider(config, hooks(config), deps),

@@ -15,6 +15,7 @@ import {
   entraFields,
   entraJsonSchema,
   entraRules,
+  entraSigner,
 } from '../azure-openai/entra-config.js';
 import type { HttpHooks } from '../http.js';
 import { defineKind, type KindIssue } from '../kind.js';
@@ -67,7 +68,7 @@ export const foundry = defineKind({
     entry.oneOf = [{ required: ['resource'] }, { required: ['baseUrl'] }];
     entraJsonSchema(entry);
   },
-  describe: { where: (config) => config.baseUrl, credential: 'x-api-key header', keyRequiredBy: 'Microsoft Foundry' },
+  describe: { where: (config) => config.baseUrl, credential: 'x-api-key header', keyRequiredBy: 'Microsoft Foundry', signsWith: entraSigner },
   // No `models`: Foundry's Anthropic endpoint has no model list (its SDK leaves `models` out).
   create: (config, deps) => createEntraOrKeyProvider(config, http, deps, FOUNDRY_SCOPE),
 });

@@ -1,0 +1,67 @@
+/**
+ * `vertex`: Claude on Google Cloud's Vertex AI. Anthropic's Messages API at Vertex's model URLs
+ * (endpoint.ts), the body in Vertex's envelope (claude-envelope.ts), authenticated with Google
+ * OAuth tokens from a credentials file or application default credentials (google-credentials.ts).
+ */
+import { z } from 'zod';
+import { httpUrl } from '../../config/provider-fields.js';
+import { defineKind } from '../kind.js';
+import { claudeEnvelope } from './claude-envelope.js';
+import { PROJECT, REGION, regionBaseUrl } from './endpoint.js';
+import { createVertexProvider } from './provider.js';
+
+/** A `${NAME}` reference, which the JSON Schema accepts as written: the gateway checks the value it resolves to. */
+const ENV_REFERENCE = '(^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}';
+
+export const vertex = defineKind({
+  type: 'vertex',
+  summary: "Claude on Google Cloud's Vertex AI; authenticated with Google credentials (a credentials file or application default credentials).",
+  protocols: ['messages'],
+  fields: {
+    region: z
+      .string()
+      .regex(REGION, 'must be a Google Cloud region such as "us-east5", a multi-region ("us", "eu") or "global"')
+      .describe(
+        'The Vertex AI location the models are called in: a region ("us-east5", "europe-west1"), a multi-region ("us", "eu") or "global". Required.',
+      ),
+    project: z
+      .string()
+      .regex(PROJECT, 'must be a Google Cloud project id such as "my-project"')
+      .optional()
+      .describe('The Google Cloud project id. Default: the project the credentials name (a service account key\'s project_id, or application default credentials\' project).'),
+    credentialsFile: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'Path to a Google credentials JSON file: a service account key, or gcloud\'s authorized-user file. Its token_uri is honoured. Default: application default credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud\'s login, the metadata server).',
+      ),
+    baseUrl: httpUrl()
+      .optional()
+      .describe(
+        'Absolute http(s) base URL, without /v1 (a Private Service Connect endpoint, a proxy). Default: https://{region}-aiplatform.googleapis.com; https://aiplatform.googleapis.com for "global"; https://aiplatform.{us|eu}.rep.googleapis.com for the multi-regions.',
+      ),
+    apiKey: z
+      .never({ error: 'Vertex AI takes no API key for Claude: the gateway authenticates with Google credentials (credentialsFile, or application default credentials)' })
+      .optional()
+      .describe('Not used: Vertex AI takes Google OAuth tokens, from credentialsFile or application default credentials.'),
+  },
+  dialect: 'anthropic',
+  baseUrl: (entry) => entry.baseUrl ?? regionBaseUrl(entry.region),
+  jsonSchema: (entry) => {
+    const properties = entry.properties as Record<string, Record<string, unknown>>;
+    for (const field of ['region', 'project']) {
+      const node = properties[field]!;
+      const { pattern } = node;
+      delete node.pattern;
+      node.anyOf = [{ pattern }, { pattern: ENV_REFERENCE }];
+    }
+  },
+  describe: {
+    where: (config) => `${config.baseUrl} (${String(config.own.region)})`,
+    credential: 'Authorization: Bearer (a Google OAuth token)',
+    signsWith: (config) => `Google OAuth token (${typeof config.own.credentialsFile === 'string' ? 'credentialsFile' : 'application default credentials'})`,
+  },
+  envelope: (_config, call) => claudeEnvelope(call),
+  create: (config, deps) => createVertexProvider(config, 'anthropic', deps),
+});
