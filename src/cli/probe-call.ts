@@ -45,12 +45,18 @@ export async function call(provider: Provider, protocol: Protocol, json: Record<
   const signal = AbortSignal.timeout(timeoutMs);
   const seconds = `${timeoutMs / 1000}s`;
   try {
+    const headers = upstreamHeaders({ 'user-agent': `model-gateway/${VERSION} (check --probe)` }, protocol);
+    // Sent as the gateway sends it: in the envelope of a kind that wraps the body (Bedrock, Vertex).
+    const { envelope } = providerKind(provider.config.type);
+    const sent = envelope ? envelope(provider.config, { protocol, operation: 'create', json, headers }) : { json, headers };
     const res = await provider.send({
       protocol,
       operation: 'create',
-      headers: upstreamHeaders({ 'user-agent': `model-gateway/${VERSION} (check --probe)` }, protocol),
-      body: Buffer.from(JSON.stringify(json)),
-      json,
+      headers: sent.headers,
+      body: Buffer.from(JSON.stringify(sent.json)),
+      json: sent.json,
+      model: String(json.model),
+      stream: json.stream === true,
       signal,
     });
     const contentType = String(res.headers['content-type'] ?? '');
@@ -91,10 +97,10 @@ export async function call(provider: Provider, protocol: Protocol, json: Record<
   }
 }
 
-/** GET the model list: the one call for a provider that has no model to try. */
-export async function ping(provider: ProviderConfig, timeoutMs: number): Promise<Outcome> {
+/** The provider's model list asked for (the one call for a provider that has no model to try); undefined for a kind with no list to ask (nothing is called). */
+export async function ping(provider: ProviderConfig, timeoutMs: number): Promise<Outcome | undefined> {
   const models = providerKind(provider.type).models?.(provider);
-  if (!models) return { kind: 'json', json: undefined };
+  if (!models) return undefined;
   const { url, headers } = models;
   const signal = AbortSignal.timeout(timeoutMs);
   try {

@@ -195,10 +195,16 @@ export async function probeProvider(config: ProviderConfig, targets: readonly Pr
   const tried = targets.filter((t) => t.upstream !== undefined);
   if (tried.length === 0 && !noKeyNeeded) {
     const o = await ping(config, timeoutMs);
-    sawAnswer(o);
-    if (o.kind === 'unreachable' || o.kind === 'timeout') reachable = { verdict: 'failed', detail: o.detail };
-    else if (isCredentialRefusal(o)) credential = { verdict: 'refused', detail: o.kind === 'http' ? o.detail : '' };
-    else if (o.kind === 'http') credential = skipped(`GET /models answered ${o.detail}; no model to try`);
+    if (o === undefined) {
+      // A kind with no model list (Bedrock, Vertex, Foundry) is reached only through a model: nothing is proven.
+      reachable = skipped('no model list to ask; name a model to probe it');
+      credential = skipped();
+    } else {
+      sawAnswer(o);
+      if (o.kind === 'unreachable' || o.kind === 'timeout') reachable = { verdict: 'failed', detail: o.detail };
+      else if (isCredentialRefusal(o)) credential = { verdict: 'refused', detail: o.kind === 'http' ? o.detail : '' };
+      else if (o.kind === 'http') credential = skipped(`GET /models answered ${o.detail}; no model to try`);
+    }
   }
 
   const [provider] = createProviders({ ...emptyConfig, providers: new Map([[config.id, providerConfig]]) }).values();

@@ -19,6 +19,7 @@ import { run } from '#src/cli/main.js';
 import { hashKey } from '#src/config/keys.js';
 import { loadConfig } from '#src/config/load.js';
 import { cannedReply } from '../helpers/canned.js';
+import { BEDROCK_API_KEY, BEDROCK_REGION, fakeBedrock } from '../helpers/fake-bedrock.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import { CI_KEY, GATEWAY_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
@@ -670,6 +671,34 @@ describe('model-gateway check --probe', () => {
       expect(r.headers['x-api-key']).toBe('sk-ant-probe-secret-9876');
       expect(r.headers['anthropic-version']).toBe('2023-06-01');
       expect(r.headers['user-agent']).toMatch(/^model-gateway\/.* \(check --probe\)$/);
+    }
+  });
+
+  it('probes a Bedrock model as the gateway sends it (in its envelope, at its stream and whole calls), and says what a kind without a model list cannot prove', async () => {
+    const bedrock = await startFakeUpstream();
+    bedrock.always(fakeBedrock({ apiKey: BEDROCK_API_KEY }));
+    try {
+      const h = harness({ BEDROCK_KEY: BEDROCK_API_KEY });
+      writeConfig(h.io.cwd, {
+        providers: {
+          aws: { type: 'bedrock', region: BEDROCK_REGION, baseUrl: bedrock.url, apiKey: '${BEDROCK_KEY}' },
+          idle: { type: 'bedrock', region: BEDROCK_REGION, baseUrl: bedrock.url, apiKey: '${BEDROCK_KEY}' },
+        },
+        models: { 'claude-on-aws': { provider: 'aws', upstreamModel: 'us.anthropic.claude-sonnet-4-5-20250929-v1:0' } },
+        keyGroups: { dev: { keys: [GATEWAY_KEY] } },
+      });
+      expect(await run(['check', '--probe', '--no-color'], h.io)).toBe(0);
+      const out = h.stdout();
+      expect(out).toMatch(row('aws', 'yes', 'accepted'));
+      expect(out).toMatch(/claude-on-aws\s+aws\s+us\.anthropic\.claude-sonnet-4-5-20250929-v1:0\s+messages\s+ok\s+ok\s+ok/);
+      expect(out).toMatch(/^\s*idle\s+\?\s+\?\s+no model list to ask; name a model to probe it$/m);
+      // The fake refuses a body that is not in Bedrock's envelope; these reached it as Bedrock takes them.
+      const paths = bedrock.received.map((r) => r.url);
+      expect(paths).toContain('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke');
+      expect(paths).toContain('/model/us.anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke-with-response-stream');
+      for (const r of bedrock.received) expect(r.json).toMatchObject({ anthropic_version: 'bedrock-2023-05-31' });
+    } finally {
+      await bedrock.close();
     }
   });
 
