@@ -12,7 +12,7 @@ import { findModel } from '../routing/resolve-model.js';
 // Values from the config and the command line go into shell text through the one quoting module.
 export { shellQuote };
 
-export const CLIENTS = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const;
+export const CLIENTS = ['claude-code', 'codex', 'gemini-cli', 'openai', 'anthropic', 'shell'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 /** The variable Codex reads the key from (`env_key`); its own OPENAI_API_KEY is left alone. */
@@ -36,12 +36,16 @@ export interface SnippetInput {
   readonly claudeModel?: string | undefined;
   /** The `model` line of Codex's config.toml. */
   readonly codexModel: string;
+  /** Set: the Gemini CLI asks for this model (`GEMINI_MODEL`). */
+  readonly geminiModel?: string | undefined;
 }
 
 export interface Snippet {
   readonly env: readonly EnvVar[];
   /** Codex only: the config.toml lines. */
   readonly toml?: readonly string[];
+  /** The Gemini CLI only: its settings.json lines. */
+  readonly settings?: readonly string[];
 }
 
 const text = (t: string): EnvValue => ({ text: t });
@@ -88,6 +92,25 @@ export function codexToml(input: SnippetInput): string[] {
   ];
 }
 
+/**
+ * The Gemini CLI: the Google SDK's base URL (no version: the SDK adds `/v1beta`) and the key it sends
+ * as `x-goog-api-key`. The model only when it must be named (see `geminiModelFor`).
+ */
+export const geminiCliEnv = (input: SnippetInput): EnvVar[] => [
+  v('GOOGLE_GEMINI_BASE_URL', text(input.url)),
+  v('GEMINI_API_KEY', input.key),
+  ...(input.geminiModel === undefined ? [] : [v('GEMINI_MODEL', text(input.geminiModel))]),
+];
+
+/**
+ * The Gemini CLI's settings.json (~/.gemini/settings.json): without an auth type chosen there it
+ * asks interactively, or refuses to start non-interactively; `gemini-api-key` makes it use GEMINI_API_KEY.
+ */
+export function geminiCliSettings(): string[] {
+  // Constant text: nothing from the config or the command line goes into these lines.
+  return ['{', '  "security": { "auth": { "selectedType": "gemini-api-key" } }', '}'];
+}
+
 export const openaiEnv = (input: SnippetInput): EnvVar[] => [
   v('OPENAI_BASE_URL', text(`${input.url}/v1`)),
   v('OPENAI_API_KEY', input.key),
@@ -104,6 +127,8 @@ export function clientSnippet(client: ClientName, input: SnippetInput): Snippet 
       return { env: claudeCodeEnv(input) };
     case 'codex':
       return { env: [v(CODEX_ENV_KEY, input.key)], toml: codexToml(input) };
+    case 'gemini-cli':
+      return { env: geminiCliEnv(input), settings: geminiCliSettings() };
     case 'openai':
       return { env: openaiEnv(input) };
     case 'anthropic':
@@ -149,6 +174,16 @@ export function claudeModelFor(config: Config, requested?: string): string | und
   if (requested !== undefined) return requested;
   const example = exampleModel(config);
   return example !== undefined && !findModel(config, 'claude-sonnet-4-5') ? example : undefined;
+}
+
+/** The Gemini CLI's own default model: named in GEMINI_MODEL when the config does not route it. */
+export const GEMINI_CLI_MODEL = 'gemini-2.5-pro';
+
+/** The model the Gemini CLI should ask for: the requested one, else an exact one when the config does not route the CLI's own. */
+export function geminiModelFor(config: Config, requested?: string): string | undefined {
+  if (requested !== undefined) return requested;
+  const example = exampleModel(config);
+  return example !== undefined && !findModel(config, GEMINI_CLI_MODEL) ? example : undefined;
 }
 
 /** Codex's config.toml always names a model: the requested one, Codex's own when it routes, else an exact one that does. */

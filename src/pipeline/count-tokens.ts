@@ -1,14 +1,18 @@
 /**
- * `count_tokens` on a route whose provider does not speak Messages (it has no Messages counter).
- * Claude Code counts before it compacts, so a count that is confidently wrong makes it compact
+ * `count_tokens` on a route whose provider does not speak the caller's protocol (it has no counter
+ * for it). Claude Code counts before it compacts, so a count that is confidently wrong makes it compact
  * late. In order: the upstream's own counter, for a provider kind that has one (`countsInputTokens`:
- * the request translated to a Responses request, as it would be sent); else the local estimate; or, when the model's
- * `countTokens` is `off`, a 404, on which Claude Code estimates itself. A counter that fails
- * leaves the estimate (or the 404) to answer: a count is never worth failing the client's turn.
+ * the request translated to a Responses request, as it would be sent); else the local estimate (of
+ * the request as Messages, which the estimator reads); or, when the model's `countTokens` is `off`,
+ * a 404, on which Claude Code estimates itself. A counter that fails leaves the estimate (or the 404)
+ * to answer: a count is never worth failing the client's turn. The request counted and the answer
+ * are in the caller's protocol's shapes (its module's `counting`).
  */
 import { randomBytes } from 'node:crypto';
 import { notFound } from '../errors.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
+import type { Counting } from '../protocols/protocol.js';
+import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
 import { CallAbort } from '../providers/abort.js';
 import { providerKind } from '../providers/kinds.js';
@@ -30,46 +34,63 @@ export interface CountAsk {
   readonly body: Readonly<Record<string, unknown>>;
 }
 
+/** The caller protocol's count_tokens shapes; a protocol without them has no count endpoint to get here by. */
+function countingOf(caller: Protocol): Counting {
+  const counting = protocols[caller].counting;
+  if (counting === undefined) throw new RangeError(`the ${caller} protocol has no count_tokens`);
+  return counting;
+}
+
 /** Answers a count on a translated route; a promise when an upstream counter is asked. */
 export function answerCount(ctx: RequestContext, ask: CountAsk): Promise<void> | undefined {
-  const { route, body } = ask;
+  const { caller, route } = ask;
+  const counting = countingOf(caller);
   if (providerKind(route.target.provider.type).countsInputTokens) {
     return countUpstream(ctx, ask).then((count) => {
-      if (count === undefined) answerLocally(ctx, route, body);
-      else if (!ctx.res.destroyed) sendJson(ctx.res, 200, { input_tokens: count }, {}, ctx.record);
+      if (count === undefined) answerLocally(ctx, ask);
+      else if (!ctx.res.destroyed) sendJson(ctx.res, 200, counting.answer(count), {}, ctx.record);
     });
   }
-  answerLocally(ctx, route, body);
+  answerLocally(ctx, ask);
   return undefined;
 }
 
-function answerLocally(ctx: RequestContext, route: Route, body: Readonly<Record<string, unknown>>): void {
+function answerLocally(ctx: RequestContext, ask: CountAsk): void {
+  const { caller, route } = ask;
   answeredLocally(ctx.record, route.target.provider.id);
   if (route.target.model.countTokens === 'off') {
     throw notFound(`Token counting is off for model '${route.name}'; estimate locally.`);
   }
   if (ctx.res.destroyed) return;
-  sendJson(ctx.res, 200, { input_tokens: estimateInputTokens(body) }, { 'x-model-gateway-token-estimate': 'true' }, ctx.record);
+  const asMessages = translated(ctx, ask, 'messages');
+  const answer = countingOf(caller).answer(estimateInputTokens(asMessages));
+  sendJson(ctx.res, 200, answer, { 'x-model-gateway-token-estimate': 'true' }, ctx.record);
+}
+
+/** The request counted (the caller's `counting.request`), in `upstream`'s protocol, as a create would be sent. */
+function translated(ctx: RequestContext, { caller, route, body }: CountAsk, upstream: Protocol): Readonly<Record<string, unknown>> {
+  const counted = countingOf(caller).request(body as Record<string, unknown>);
+  const translator = translatorFor(caller, upstream);
+  if (!translator) return { ...counted, model: route.target.upstreamModel };
+  return translator.request(counted, {
+    caller,
+    upstream,
+    requestedModel: route.name,
+    upstreamModel: route.target.upstreamModel,
+    upstreamDialect: providerKind(route.target.provider.type).dialect,
+    now: Date.now,
+    newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
+    seal: ctx.deps.seal,
+    warnings: [],
+    toolNames: new Map(),
+  });
 }
 
 /** The upstream's count of the request as it would be sent; undefined when the counter did not give one. */
-async function countUpstream(ctx: RequestContext, { caller, route, body }: CountAsk): Promise<number | undefined> {
-  const translator = translatorFor(caller, 'responses');
-  const translated = translator
-    ? translator.request(body, {
-        caller,
-        upstream: 'responses',
-        requestedModel: route.name,
-        upstreamModel: route.target.upstreamModel,
-        upstreamDialect: providerKind(route.target.provider.type).dialect,
-        now: Date.now,
-        newId: (prefix) => `${prefix}${randomBytes(12).toString('hex')}`,
-        seal: ctx.deps.seal,
-        warnings: [],
-        toolNames: new Map(),
-      })
-    : { ...body, model: route.target.upstreamModel };
-  const json = inputTokensBody(translated as Record<string, unknown>);
+async function countUpstream(ctx: RequestContext, ask: CountAsk): Promise<number | undefined> {
+  const { route } = ask;
+  const asResponses = translated(ctx, ask, 'responses');
+  const json = inputTokensBody(asResponses as Record<string, unknown>);
   const bytes = Buffer.from(JSON.stringify(json));
   const headers = { 'content-type': 'application/json' };
   // The log and the inspector show the count as a call to the counter, like any upstream attempt.

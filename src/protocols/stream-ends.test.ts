@@ -15,7 +15,7 @@ import type * as Ir from '../translate/ir.js';
 import { parseJson } from './json.js';
 import { protocols } from './registry.js';
 import { isObject } from './shallow.js';
-import { STREAM_ENDS, streamEndOf } from './stream-ends.js';
+import { eventTypeOf, STREAM_ENDS, streamEndOf } from './stream-ends.js';
 import { PROTOCOLS, type Protocol, type Usage } from './types.js';
 import { answerContext } from '../translate/context.js';
 
@@ -48,11 +48,10 @@ function splitEvents(sse: string): { text: string; event: SseEvent }[] {
   return out;
 }
 
-/** The type an event has for the table: its name, else its data's `type`, else Chat's `[DONE]` or error chunk. */
+/** The type an event has for the table: its name, else its data's `type` (Gemini's: what it holds), else Chat's `[DONE]` or error chunk. */
 function typeOf(protocol: Protocol, { event, data }: SseEvent): string {
-  if (event !== undefined) return event;
   const json = parseJson(data);
-  if (isObject(json)) return typeof json.type === 'string' ? json.type : json.error !== undefined ? 'error' : 'chunk';
+  if (event !== undefined || isObject(json)) return eventTypeOf(protocol, event, json);
   return protocol === 'chat' ? data.trim() : 'data';
 }
 

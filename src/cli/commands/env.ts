@@ -1,6 +1,7 @@
 /**
  * `model-gateway env <client>`: exactly what to paste to point a client at the gateway.
- * Only paste-able text goes to stdout (export lines, Codex's config.toml, `#` comments),
+ * Only paste-able text goes to stdout (export lines, Codex's config.toml, the Gemini CLI's
+ * settings.json, `#` comments),
  * so `eval "$(model-gateway env shell)"` works; notes go to stderr. Without --key the
  * lines refer to $MODEL_GATEWAY_KEY instead of holding the secret.
  */
@@ -19,6 +20,7 @@ import {
   CODEX_ENV_KEY,
   codexModelFor,
   exportLines,
+  geminiModelFor,
   GATEWAY_KEY_VAR,
   type ClientName,
   type EnvValue,
@@ -57,6 +59,7 @@ function checkAgainst(config: Config, where: string, key: string | undefined, mo
 const headers = {
   'claude-code': (url: string) => `# Claude Code → model-gateway at ${url}: run these in the shell that starts \`claude\``,
   codex: (_url: string) => '# Codex: put this in ~/.codex/config.toml (or $CODEX_HOME/config.toml); model and model_provider go before any [table]',
+  'gemini-cli': (url: string) => `# Gemini CLI → model-gateway at ${url}: put this in ~/.gemini/settings.json (merged into what it holds)`,
   openai: (url: string) => `# OpenAI SDKs (any language) → model-gateway at ${url}`,
   anthropic: (url: string) => `# Anthropic SDKs (any language) → model-gateway at ${url}`,
   shell: (url: string) => `# model-gateway at ${url}: Claude Code, the OpenAI and Anthropic SDKs, and Codex (its config.toml: model-gateway env codex)`,
@@ -81,14 +84,21 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
   const key: EnvValue = flags.key !== undefined ? { text: flags.key } : { ref: GATEWAY_KEY_VAR };
   const claudeModel = config ? claudeModelFor(config, flags.model) : flags.model;
   const codexModel = config ? codexModelFor(config, flags.model) : (flags.model ?? 'gpt-5-codex');
-  const snippet = clientSnippet(client, { url, key, claudeModel, codexModel });
+  const geminiModel = config ? geminiModelFor(config, flags.model) : flags.model;
+  const snippet = clientSnippet(client, { url, key, claudeModel, codexModel, geminiModel });
 
   const lines: string[] = [headers[client](printable(url))];
   if ((client === 'claude-code' || client === 'shell') && claudeModel !== undefined && flags.model === undefined) {
     lines.push(`# The config does not route Claude's own model names, so every model variable names "${printable(claudeModel)}" (pick another with --model).`);
   }
+  if (client === 'gemini-cli' && geminiModel !== undefined && flags.model === undefined) {
+    lines.push(`# The config does not route the Gemini CLI's own model, so GEMINI_MODEL names "${printable(geminiModel)}" (pick another with --model).`);
+  }
   if (snippet.toml) {
     lines.push(...snippet.toml, '', `# and start codex where ${CODEX_ENV_KEY} holds the gateway key:`);
+  }
+  if (snippet.settings) {
+    lines.push(...snippet.settings, '', '# and run these in the shell that starts `gemini`:');
   }
   lines.push(...exportLines(snippet.env));
   io.stdout.write(`${lines.join('\n')}\n`);
