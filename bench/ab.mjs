@@ -11,7 +11,8 @@
  * range over the reps, and this build's ratio to the base per rep (paired, so
  * drift across reps cancels).
  *
- *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream,ttfb,alt] [--serve-args "--no-log-bodies"]
+ *   node bench/ab.mjs --base HEAD~3 [--reps 5] [--seconds 6] [--warm 3] [--only small,big,stream,ttfb,alt,bedrock] [--serve-args "--no-log-bodies"]
+ *   node bench/ab.mjs --only bedrock [--reps 6]   (no base needed: this build alone)
  *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
  *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
  *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
@@ -22,6 +23,10 @@
  * rep's processes running at once, their serial streams alternating with each other's and with direct calls
  * (bench/load.mjs's interleaved mode, balanced order): each starts colder, as a request spaced from the last
  * does, and the differences hold still, where `ttfb`'s move with the machine between one process and the next.
+ * `bedrock` measures, in each gateway process, the same Messages stream from its anthropic provider (SSE passed
+ * through) and from its bedrock provider (event-stream decoded), A-B-B-A (bench/lib/bedrock-streams.mjs), and
+ * reports the ratio of their CPU per stream per process; the reference forwarder has no part in it, and without
+ * --base only this build runs.
  *
  * The base revision is checked out in a temporary git worktree with this repo's
  * node_modules linked in, and built there.
@@ -32,6 +37,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
+import { bedrockPair, bedrockPairBodies } from './lib/bedrock-streams.mjs';
 import { claudeCodeBody, claudeCodeHeaders, smallChat } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
@@ -59,11 +65,12 @@ function run(cmd, args, cwd) {
   return r.stdout.trim();
 }
 
-/** The base build: a worktree of `rev`, built, or a directory given as is. */
+/** The base build: a worktree of `rev`, built, or a directory given as is; none for `bedrock` alone without one. */
 function baseBuild() {
   const given = option('base-dir', undefined);
   if (given) return { dir: given, label: given, cleanup: () => {} };
   const rev = option('base', undefined);
+  if (!rev && only.every((s) => s === 'bedrock')) return undefined;
   if (!rev) throw new Error('Give --base <git revision> or --base-dir <built checkout>.');
   const sha = run('git', ['rev-parse', '--short', rev], REPO);
   const tree = join(dir, `base-${sha}`);
@@ -105,6 +112,8 @@ const SCENARIOS = {
    * and differences that hold still, since every target shares the machine's moments.
    */
   alt: { ...STREAM, serial: true, alternating: true },
+  /** Messages streams from the anthropic and the bedrock provider in each gateway process; figures per stream. */
+  bedrock: { bedrock: true, bodyFile: () => bedrockPairBodies(dir) },
 };
 for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': ${Object.keys(SCENARIOS).join(', ')}.`);
 
@@ -159,6 +168,12 @@ async function measureAlternating(targets, order, scenario, bodyFile, rep) {
 }
 
 async function measureLoad(target, scenario, bodyFile, name) {
+  if (scenario.bedrock) {
+    const r = await bedrockPair(ctx, target, bodyFile, { warmMs: warmS * 1000, secondWarmMs: 1000, measureMs: seconds * 1000 });
+    const failed = r.anthropic.failed + r.bedrock.failed;
+    if (failed > 0) throw new Error(`${name}: ${failed} streams failed: ${[...r.anthropic.errorSamples, ...r.bedrock.errorSamples].join('; ')}`);
+    return { anthropicCpuUs: r.anthropic.cpuUs, cpuUs: r.bedrock.cpuUs, ratio: r.ratio, windows: { anthropic: r.anthropic.windowsCpuUs, bedrock: r.bedrock.windowsCpuUs }, peakMb: memoryMb(target.pid).hwm };
+  }
   if (scenario.streams || scenario.serial) {
     const spec = streamSpec(scenario, bodyFile);
     // For `ttfb` the concurrent streams are the serial ones' warm-up, as in the benchmark.
@@ -204,25 +219,40 @@ function summarizeSerial(rows, out, fmt, names, label) {
   }
 }
 
+/** The `bedrock` scenario's summary: per build, CPU per stream from each provider and their ratio per process; with a base, this build's ratio over the base's, paired per rep. */
+function summarizeBedrock(rows, out, fmt, label) {
+  for (const [n, ms] of Object.entries(rows)) {
+    out[n] = { anthropicCpuUs: spread(ms.map((m) => m.anthropicCpuUs)), bedrockCpuUs: spread(ms.map((m) => m.cpuUs)), ratio: spread(ms.map((m) => m.ratio)) };
+    log(`  ${(label[n] ?? n).padEnd(28)} CPU per stream from anthropic ${fmt(out[n].anthropicCpuUs)} µs, from bedrock ${fmt(out[n].bedrockCpuUs)} µs; bedrock / anthropic ${fmt(out[n].ratio, 3)}`);
+  }
+  if (!rows.base) return;
+  for (const n of Object.keys(rows).filter((x) => x !== 'base')) {
+    out[`${n}/base`] = spread(rows[n].map((m, i) => m.ratio / rows.base[i].ratio));
+    log(`  ${label[n] ?? n}: bedrock / anthropic over the base's ${fmt(out[`${n}/base`], 3)} (paired per rep)`);
+  }
+}
+
 const base = baseBuild();
-const label = { reference: 'reference', base: `base ${base.label}`, this: thisDir === REPO ? 'this build' : thisDir };
+const label = { reference: 'reference', base: `base ${base?.label}`, this: thisDir === REPO ? 'this build' : thisDir };
 let upstream;
 try {
   upstream = await startUpstream(place, place.loadCore);
   const targets = {
     reference: (extraNodeArgs) => startReference(place, upstream.origin, { extraNodeArgs }),
-    base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }),
+    ...(base ? { base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }) } : {}),
     this: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }),
   };
   const also = option('also', '').split(',').filter(Boolean);
   for (const d of also) {
     targets[d] = (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs });
   }
-  const names = Object.keys(targets);
+  const allNames = Object.keys(targets);
   const results = {};
   for (const s of only) {
     const scenario = SCENARIOS[s];
     const bodyFile = scenario.bodyFile();
+    // The reference forwarder speaks no event-stream: `bedrock` runs on the gateway builds only.
+    const names = scenario.bedrock ? allNames.filter((n) => n !== 'reference') : allNames;
     const rows = Object.fromEntries(names.map((n) => [n, []]));
     results[s] = rows;
     for (let rep = 0; rep < reps; rep++) {
@@ -239,6 +269,10 @@ try {
         const m = await measure(targets[n], scenario, bodyFile, `${s}-${basename(n)}-${rep}`);
         rows[n].push(m);
         const head = `  ${s} rep ${rep + 1}/${reps} ${(label[n] ?? n).slice(-24).padEnd(24)}`;
+        if (scenario.bedrock) {
+          log(`${head} CPU per Messages stream: ${m.anthropicCpuUs.toFixed(0)} µs from anthropic, ${m.cpuUs.toFixed(0)} µs from bedrock: ${m.ratio.toFixed(3)}x`);
+          continue;
+        }
         if (scenario.serial) {
           log(`${head} time to first byte p50 ${m.ttfbMs.toFixed(3)} ms; own share: ${m.preUs.toFixed(0)} µs before the upstream call (+ ${m.sendUs.toFixed(0)} in undici), ${m.postUs.toFixed(0)} µs after its headers (+ ${m.flushUs.toFixed(0)} to the socket)`);
           continue;
@@ -260,10 +294,14 @@ try {
         out.direct = { ttfbMs: spread(rows.direct.map((m) => m.ttfbMs)) };
         log(`  ${'direct'.padEnd(28)} time to first byte p50 ${fmt(out.direct.ttfbMs, 3)} ms`);
       }
-      summarizeSerial(rows, out, fmt, names, label);
+      summarizeSerial(rows, out, fmt, allNames, label);
       continue;
     }
-    for (const n of names) {
+    if (SCENARIOS[s].bedrock) {
+      summarizeBedrock(rows, out, fmt, label);
+      continue;
+    }
+    for (const n of allNames) {
       const cpu = spread(rows[n].map((m) => m.cpuUs));
       const rps = spread(rows[n].map((m) => m.rps));
       const peak = spread(rows[n].map((m) => m.peakMb));
@@ -271,7 +309,7 @@ try {
       const per = SCENARIOS[s].streams ? 'stream' : 'req';
       log(`  ${(label[n] ?? n).padEnd(28)} CPU ${fmt(cpu).padEnd(18)} µs/${per}   ${fmt(rps).padEnd(20)} ${per}/s   peak ${fmt(peak)} MB`);
     }
-    for (const n of names.filter((x) => x !== 'reference' && x !== 'base')) {
+    for (const n of allNames.filter((x) => x !== 'reference' && x !== 'base')) {
       const paired = spread(rows[n].map((m, i) => m.cpuUs / rows.base[i].cpuUs));
       const vsRef = spread(rows[n].map((m, i) => m.cpuUs / rows.reference[i].cpuUs));
       out[`${n}/base`] = paired;
@@ -280,12 +318,12 @@ try {
     }
   }
   mkdirSync(join(REPO, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(REPO, 'bench', 'results', 'ab.json'), `${JSON.stringify({ base: base.label, reps, seconds, warmS, extraArgs, results, summary }, null, 2)}\n`);
+  writeFileSync(join(REPO, 'bench', 'results', 'ab.json'), `${JSON.stringify({ base: base?.label, reps, seconds, warmS, extraArgs, results, summary }, null, 2)}\n`);
 } finally {
   if (upstream) await stopProcess(upstream.child);
   await Promise.all([...ctx.children].map((c) => stopProcess(c, 2000)));
   if (!flag('keep')) {
-    base.cleanup();
+    base?.cleanup();
     if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
   }
 }

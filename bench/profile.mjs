@@ -11,7 +11,8 @@
  * Chrome DevTools or speedscope for flame graphs).
  *
  *   node bench/profile.mjs [--seconds 8] [--only small,stream] [--target reference] [--serve-args "--no-log-bodies"]
- * Scenarios: small, big, stream, translated, count_tokens.
+ * Scenarios: small, big, stream, translated, count_tokens, and messages and bedrock (the same Messages stream
+ * from the anthropic provider, passed through, and from the bedrock one, decoded from event-stream).
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
@@ -54,6 +55,10 @@ const SCENARIOS = {
     loadPhase(ctx, t, { mode: 'requests', path: '/v1/chat/completions', headers: bearer, bodyFile: write('chat-stream.json', smallChat('bench-chat', true)), stream: true, kind: 'chat', concurrency: 50, warmupMs: 1000, durationMs: seconds * 1000 }),
   translated: (t) =>
     loadPhase(ctx, t, { mode: 'requests', path: '/v1/messages', headers: anthropic, bodyFile: write('translated.json', smallMessages('bench-local', true)), stream: true, kind: 'messages', translated: true, concurrency: 50, warmupMs: 1000, durationMs: seconds * 1000 }),
+  messages: (t) =>
+    loadPhase(ctx, t, { mode: 'requests', path: '/v1/messages', headers: anthropic, bodyFile: write('messages.json', smallMessages('claude-bench', true)), stream: true, kind: 'messages', concurrency: 50, warmupMs: 1000, durationMs: seconds * 1000 }),
+  bedrock: (t) =>
+    loadPhase(ctx, t, { mode: 'requests', path: '/v1/messages', headers: anthropic, bodyFile: write('bedrock.json', smallMessages('bench-bedrock', true)), stream: true, kind: 'messages', concurrency: 50, warmupMs: 1000, durationMs: seconds * 1000 }),
   count_tokens: (t) =>
     loadPhase(ctx, t, { mode: 'burst', path: '/v1/messages/count_tokens', headers: claudeCodeHeaders(GATEWAY_KEY), bodyFile: write('ct.json', countTokensBody('bench-local')), size: 30, warmupBursts: 2, bursts: seconds * 5, intervalMs: 100, expectJsonField: 'input_tokens' }),
 };

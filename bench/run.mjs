@@ -27,6 +27,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bedrockPair, bedrockPairBodies } from './lib/bedrock-streams.mjs';
 import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, sampleRss, throughputPhase } from './lib/phases.mjs';
@@ -48,8 +49,8 @@ const QUICK = flag('quick');
  * requests.
  */
 const D = QUICK
-  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, altN: 10, stWarmMs: 300, stMs: 2000, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000, settleS: 0 }
-  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000, settleS: 12 };
+  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, altN: 10, stWarmMs: 300, stMs: 2000, bedrockWarmMs: 500, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000, settleS: 0 }
+  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bedrockWarmMs: 3000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000, settleS: 12 };
 D.rounds = Number(option('rounds', D.rounds));
 D.soakMs = Number(option('soak', D.soakMs / 1000)) * 1000;
 
@@ -78,6 +79,7 @@ const B = {
   bigStream: write('big-stream.json', claudeCodeBody('claude-bench', true)),
   translated: write('translated-stream.json', smallMessages('bench-local', true)),
   countTokens: write('count-tokens.json', countTokensBody('bench-local')),
+  bedrockPair: bedrockPairBodies(dir),
 };
 const bigBytes = readFileSync(B.big).length;
 const H = {
@@ -352,6 +354,26 @@ async function measureTarget(target, upstream, variant, pairedRef) {
     });
     hwm('translated');
     log(`    translated ttfb p50 ${fmt(m.trTtfbP50Ms, 2)} ms, ${fmt(m.trCpuUs, 0)} µs CPU/stream (${m.trStreams}), failed ${m.trFailed}`);
+
+    // (5b) Bedrock: the same Messages stream from the anthropic provider (passed through) and from the bedrock one
+    // (event-stream decoded to server-sent events), in this process, A-B-B-A (bench/lib/bedrock-streams.mjs).
+    // The bedrock path runs here for the first time in this process, hence the longer warm-up of each first window.
+    const bp = await bedrockPair(ctx, target, B.bedrockPair, { warmMs: D.bedrockWarmMs, secondWarmMs: D.stWarmMs, measureMs: D.stMs });
+    Object.assign(m, {
+      bedrockCpuUs: bp.bedrock.cpuUs,
+      bedrockPairAnthropicCpuUs: bp.anthropic.cpuUs,
+      bedrockStreams: bp.bedrock.streams,
+      bedrockWindowsCpuUs: bp.bedrock.windowsCpuUs,
+      bedrockPairAnthropicWindowsCpuUs: bp.anthropic.windowsCpuUs,
+      bedrockBusy: bp.bedrock.busy,
+      bedrockFailed: bp.bedrock.failed + bp.anthropic.failed,
+      bedrockErrorSamples: [...bp.bedrock.errorSamples, ...bp.anthropic.errorSamples].slice(0, 3),
+    });
+    hwm('bedrock');
+    log(
+      `    bedrock  Messages c=50: ${fmt(m.bedrockCpuUs, 0)} µs CPU/stream decoded from event-stream (windows ${bp.bedrock.windowsCpuUs.map((x) => fmt(x, 0)).join(', ')}), ` +
+        `${fmt(m.bedrockPairAnthropicCpuUs, 0)} passed through from anthropic (${bp.anthropic.windowsCpuUs.map((x) => fmt(x, 0)).join(', ')}): ${fmt(bp.ratio, 2)}x; failed ${m.bedrockFailed}`,
+    );
 
     // (6) count_tokens, bursts of 30 concurrent, estimated locally (the model's provider speaks Chat). No phase
     // before this one runs the path (a 30 KB body, the estimate), so it gets three bursts of warm-up, as every

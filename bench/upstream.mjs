@@ -1,20 +1,28 @@
 #!/usr/bin/env node
 /**
  * The fake upstream: a lean node:http server answering OpenAI Chat Completions
- * and Anthropic Messages (and count_tokens), streaming or not.
+ * and Anthropic Messages (and count_tokens), streaming or not, and Amazon Bedrock's
+ * InvokeModel and InvokeModelWithResponseStream for Claude.
  *
  * Behaviour is chosen by a path prefix, so one process serves every variant and
  * a provider's baseUrl selects it:
- *   /u/<delayMs>/<gapMs>/v1/chat/completions   (also /v1/messages, /v1/messages/count_tokens)
+ *   /u/<delayMs>/<gapMs>/v1/chat/completions   (also /v1/messages, /v1/messages/count_tokens,
+ *   /model/<id>/invoke and /model/<id>/invoke-with-response-stream)
  * delayMs: wait before the response headers (time to first token);
  * gapMs: pause between SSE chunks. Without the prefix: delay 0, gap 2.
  * A body containing `"stream":true` gets 50 SSE content chunks, then the protocol's end.
+ * Bedrock says "stream" in its path instead: the same Messages events, each an event-stream
+ * `chunk` message whose JSON `bytes` is the event's base64, written in the same groups as the
+ * SSE stream's, so a bedrock provider's stream and an anthropic one's carry the same events.
+ * Neither checks a credential or a signature.
  * Responses are precomputed buffers and deterministic, so the upstream costs as
  * little as possible and every target receives the same bytes.
  *
  * Usage: node bench/upstream.mjs [--port 0]   → prints {"url": "..."} on stdout when listening.
  */
 import { createServer } from 'node:http';
+import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import { ANSWER_TEXT, STREAM_CHUNKS, UPSTREAM_MODEL_NAME, chunkText } from './lib/shapes.mjs';
 
 const args = process.argv.slice(2);
@@ -67,10 +75,11 @@ const message = json({
   stop_sequence: null,
   usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 180 },
 });
-const sse = (event, data) => Buffer.from(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-const messagesStream = {
-  first: Buffer.concat([
-    sse('message_start', {
+const sse = ({ type, ...rest }) => Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, ...rest })}\n\n`);
+/** The Messages stream's events, in the groups the upstream writes them: first, one per chunk, end. */
+const messagesEvents = {
+  first: [
+    {
       type: 'message_start',
       message: {
         id: 'msg_bench000000000000000000',
@@ -82,31 +91,47 @@ const messagesStream = {
         stop_sequence: null,
         usage: { input_tokens: 42, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
       },
-    }),
-    sse('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    },
+    { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+  ],
+  chunks: Array.from({ length: STREAM_CHUNKS }, (_, i) => [
+    { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: chunkText(i) } },
   ]),
-  chunks: Array.from({ length: STREAM_CHUNKS }, (_, i) =>
-    sse('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: chunkText(i) } }),
-  ),
-  end: Buffer.concat([
-    sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
-    sse('message_delta', {
-      type: 'message_delta',
-      delta: { stop_reason: 'end_turn', stop_sequence: null },
-      usage: { output_tokens: STREAM_CHUNKS },
-    }),
-    sse('message_stop', { type: 'message_stop' }),
-  ]),
+  end: [
+    { type: 'content_block_stop', index: 0 },
+    { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: STREAM_CHUNKS } },
+    { type: 'message_stop' },
+  ],
 };
+/** Each group of events as one buffer, in an encoding. */
+const encoded = (encode) => ({
+  first: Buffer.concat(messagesEvents.first.map(encode)),
+  chunks: messagesEvents.chunks.map((group) => Buffer.concat(group.map(encode))),
+  end: Buffer.concat(messagesEvents.end.map(encode)),
+});
+const messagesStream = encoded(sse);
+
+// ---- Amazon Bedrock (InvokeModelWithResponseStream) ---------------------------------------------
+// AWS's own codec, as the SDKs and the test suite's fake Bedrock use it; every frame is encoded once, here.
+const codec = new EventStreamCodec(toUtf8, fromUtf8);
+const str = (value) => ({ type: 'string', value });
+const CHUNK_HEADERS = { ':message-type': str('event'), ':event-type': str('chunk'), ':content-type': str('application/json') };
+const chunkFrame = (event) =>
+  Buffer.from(codec.encode({ headers: CHUNK_HEADERS, body: Buffer.from(JSON.stringify({ bytes: Buffer.from(JSON.stringify(event)).toString('base64') })) }));
+const bedrockStream = encoded(chunkFrame);
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'x-request-id': 'req_bench_upstream' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-request-id': 'req_bench_upstream' };
+const BEDROCK_JSON_HEADERS = { 'content-type': 'application/json', 'x-amzn-requestid': 'req_bench_upstream' };
+const EVENT_STREAM_HEADERS = { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'req_bench_upstream' };
 const notFound = json({ error: { message: 'not found', type: 'invalid_request_error' } });
 
 const STREAM_TRUE = Buffer.from('"stream":true');
 const STREAM_TRUE_SPACED = Buffer.from('"stream": true');
 const INCLUDE_USAGE = Buffer.from('"include_usage":true');
 const PREFIX = /^\/u\/(\d+)\/(\d+)(\/.*)$/;
+const BEDROCK_INVOKE = /^\/model\/[^/]+\/invoke$/;
+const BEDROCK_STREAM = /^\/model\/[^/]+\/invoke-with-response-stream$/;
 
 function answer(req, res, raw) {
   let path = req.url ?? '/';
@@ -128,6 +153,10 @@ function answer(req, res, raw) {
     respond = stream ? () => streamMessages(res, gap) : () => send(res, 200, JSON_HEADERS, message);
   } else if (path === '/v1/messages/count_tokens') {
     respond = () => send(res, 200, JSON_HEADERS, json({ input_tokens: Math.ceil(raw.length / 4) }));
+  } else if (BEDROCK_STREAM.test(path)) {
+    respond = () => paced(res, EVENT_STREAM_HEADERS, bedrockStream.first, bedrockStream.chunks, bedrockStream.end, gap);
+  } else if (BEDROCK_INVOKE.test(path)) {
+    respond = () => send(res, 200, BEDROCK_JSON_HEADERS, message);
   } else {
     respond = () => send(res, 404, JSON_HEADERS, notFound);
   }
@@ -142,9 +171,9 @@ function send(res, status, headers, body) {
 }
 
 /** Writes `first`, then each chunk `gap` ms apart, then `tail`; stops if the client goes away. */
-function paced(res, first, chunks, tail, gapMs) {
+function paced(res, headers, first, chunks, tail, gapMs) {
   if (res.destroyed) return;
-  res.writeHead(200, SSE_HEADERS);
+  res.writeHead(200, headers);
   res.write(first);
   let i = 0;
   let timer;
@@ -165,11 +194,11 @@ function streamChat(res, gap, includeUsage) {
   const tail = includeUsage
     ? chatStream.tailWithUsage
     : chatStream.tail;
-  paced(res, chatStream.first, chatStream.chunks, tail, gap);
+  paced(res, SSE_HEADERS, chatStream.first, chatStream.chunks, tail, gap);
 }
 
 function streamMessages(res, gap) {
-  paced(res, messagesStream.first, messagesStream.chunks, messagesStream.end, gap);
+  paced(res, SSE_HEADERS, messagesStream.first, messagesStream.chunks, messagesStream.end, gap);
 }
 
 const server = createServer((req, res) => {

@@ -70,9 +70,12 @@ const ROWS = [
   // Against the reference's 50 streams run just after the gateway's, in the gateway's turn; in the reference's own turn as context.
   { key: 'streamCpuVsRef', label: 'CPU per stream gateway / reference', unit: 'x', target: ['<=', 1.5], f: ({ g }) => div(g.st50CpuUs, g.pairedRefSt50CpuUs) },
   { key: 'streamCpuVsRefInTurn', label: 'CPU per stream gateway / reference measured in its turn', unit: 'x', f: ({ g, r }) => div(g.st50CpuUs, r.st50CpuUs) },
-  { key: 'streamFailed', label: 'streams missing or changing an event (gateway)', unit: '', target: ['<=', 0], f: ({ g }) => sum(g.streamFailed, g.bigStFailed, g.trFailed, g.st50MemFailed, g.st500Failed) },
+  { key: 'streamFailed', label: 'streams missing or changing an event (gateway)', unit: '', target: ['<=', 0], f: ({ g }) => sum(g.streamFailed, g.bigStFailed, g.trFailed, g.bedrockFailed, g.st50MemFailed, g.st500Failed) },
   { key: 'trCpuVsPassthrough', label: 'CPU per stream translated (Messages→Chat) / passthrough', unit: 'x', target: ['<=', 2], f: ({ g }) => div(g.trCpuUs, g.st50CpuUs) },
   { key: 'trAddedTtfb', label: 'translated: added time to first byte vs direct Chat', unit: 'ms', f: ({ g, d }) => sub(g.trTtfbP50Ms, d.st1TtfbP50Ms) },
+  // Issue 24: the same Messages stream from a bedrock provider (event-stream decoded) and an anthropic one (passed
+  // through), in one gateway process, A-B-B-A (bench/lib/bedrock-streams.mjs). Bearer key: no SigV4 in it.
+  { key: 'bedrockCpuVsAnthropic', label: 'CPU per stream Messages from bedrock (event-stream) / anthropic (SSE)', unit: 'x', target: ['<=', 1.2], f: ({ g }) => div(g.bedrockCpuUs, g.bedrockPairAnthropicCpuUs) },
   { section: 'count_tokens, bursts of 30, estimated locally' },
   { key: 'ctP99', label: 'count_tokens p99', unit: 'ms', target: ['<=', 20], f: ({ g }) => g.ctP99Ms },
   { key: 'ctFirstBurst', label: 'count_tokens, slowest in the first warm-up burst', unit: 'ms', f: ({ g }) => g.ctWarmBurstMaxMs?.[0] },
@@ -130,7 +133,7 @@ const ROWS = [
     unit: '',
     target: ['<=', 0],
     f: ({ g, t }) =>
-      sum(g.thrErrors, g.bigErrors, g.c1Errors, g.olErrors, g.streamFailed, g.bigStFailed, g.trFailed, g.ctFailed, g.soakFailed, g.st50MemFailed, g.st500Failed) +
+      sum(g.thrErrors, g.bigErrors, g.c1Errors, g.olErrors, g.streamFailed, g.bigStFailed, g.trFailed, g.bedrockFailed, g.ctFailed, g.soakFailed, g.st50MemFailed, g.st500Failed) +
       sum(t.gatewayNoInspector?.thrErrors, t.watched?.failed, t.watched?.watcher?.parseErrors, t.recording?.errors),
   },
   { key: 'refFailures', label: 'failed requests and streams, reference', unit: '', f: ({ g, r }) => sum(r.thrErrors, r.bigErrors, r.c1Errors, r.olErrors, r.streamFailed, r.bigStFailed, r.soakFailed, r.st50MemFailed, r.st500Failed, g.pairedRefFailed) },
@@ -166,6 +169,8 @@ const ABSOLUTE = [
   ['bigStTtfbP50Ms', '100 KB SSE time to first byte ms', 2],
   ['trCpuUs', 'translated CPU µs/stream', 0],
   ['trTtfbP50Ms', 'translated time to first byte ms', 2],
+  ['bedrockPairAnthropicCpuUs', 'Messages from anthropic: CPU µs/stream', 0],
+  ['bedrockCpuUs', 'Messages from bedrock: CPU µs/stream', 0],
   ['ctP50Ms', 'count_tokens p50 ms', 2],
   ['ctP99Ms', 'count_tokens p99 ms', 2],
   ['memIdleMb', 'RSS idle MB', 1],
@@ -241,7 +246,7 @@ export function report(meta, rounds) {
     lines.push(`gateway: ${gs.gateway} (inspector on, nobody watching); A/B: ${gs.gatewayNoInspector}; recording: ${gs.recording}`);
   }
   lines.push(`cores busy with nothing under test, before each round: ${rounds.map((rd) => (rd.backgroundBusyPct ?? []).join('/')).join(', ')}%`);
-  lines.push('Ratios and deltas are computed within each round; median [min – max] across rounds. Targets from issue 4, judged on the median.');
+  lines.push('Ratios and deltas are computed within each round; median [min – max] across rounds. Targets from issues 4 and 24, judged on the median.');
   for (const row of rows) {
     if (row.section) {
       lines.push('', row.section);
@@ -290,9 +295,9 @@ export function report(meta, rounds) {
   const busy = (name, key) => rounds.map((rd) => (rd.targets[name]?.[key] ?? []).join('/')).join(', ');
   lines.push('', `core busy % (SUT core/load core), per round: throughput: direct ${busy('direct', 'thrBusy')}; reference ${busy('reference', 'thrBusy')}; gateway ${busy('gateway', 'thrBusy')}`);
   lines.push(`  --no-inspector ${busy('gatewayNoInspector', 'thrBusy')}; recording ${busy('recording', 'thrBusy')} (small), ${busy('recording', 'bigBusy')} (100 KB)`);
-  lines.push(`  50 concurrent streams: direct ${busy('direct', 'st50Busy')}; reference ${busy('reference', 'st50Busy')}; gateway ${busy('gateway', 'st50Busy')}`);
+  lines.push(`  50 concurrent streams: direct ${busy('direct', 'st50Busy')}; reference ${busy('reference', 'st50Busy')}; gateway ${busy('gateway', 'st50Busy')}; gateway, bedrock ${busy('gateway', 'bedrockBusy')}`);
   lines.push('  (a throughput figure is SUT-bound when the SUT core is >= 95 % busy and the load core < 90 %)');
-  const samples = rounds.flatMap((rd) => [...(rd.targets.gateway?.streamErrorSamples ?? []), ...(rd.targets.watched?.errorSamples ?? []), ...(rd.targets.gateway?.trErrorSamples ?? []), ...(rd.targets.gateway?.ctErrorSamples ?? [])]);
+  const samples = rounds.flatMap((rd) => [...(rd.targets.gateway?.streamErrorSamples ?? []), ...(rd.targets.watched?.errorSamples ?? []), ...(rd.targets.gateway?.trErrorSamples ?? []), ...(rd.targets.gateway?.bedrockErrorSamples ?? []), ...(rd.targets.gateway?.ctErrorSamples ?? [])]);
   if (samples.length) lines.push(`gateway error samples: ${samples.slice(0, 3).join(' | ')}`);
   lines.push('');
   lines.push(

@@ -37,6 +37,8 @@ export const MODELS = {
   'bench-chat-slow': { prefix: '/u/50/2', provider: 'openai-slow', upstreamModel: 'gpt-bench-upstream' },
   'bench-chat-mem': { prefix: '/u/0/50', provider: 'openai-mem', upstreamModel: 'gpt-bench-upstream' },
   'claude-bench': { prefix: '/u/0/2', provider: 'anthropic', upstreamModel: 'claude-bench-upstream' },
+  // Claude on Bedrock: the model id goes in the path (/model/{id}/invoke-with-response-stream), as a cross-region profile's.
+  'bench-bedrock': { prefix: '/u/0/2', provider: 'bedrock', upstreamModel: 'us.anthropic.claude-bench-v1:0' },
   'bench-local': { prefix: '/u/0/2', provider: 'local', upstreamModel: 'qwen-bench:7b' },
 };
 
@@ -103,7 +105,7 @@ export async function startRelay(place, upstreamOrigin) {
 }
 
 /**
- * A config as a user would write one: five providers on the fake upstream, exact
+ * A config as a user would write one: six providers on the fake upstream (one a bedrock), exact
  * models plus globs, three key groups (a named env-var key, 200 sha256 keys, a
  * restricted CI group), and the gateway started with --log-file.
  */
@@ -118,6 +120,8 @@ export function writeGatewayConfig(dir, upstreamOrigin) {
       'openai-slow': { type: 'openai', baseUrl: `${base('bench-chat-slow')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
       'openai-mem': { type: 'openai', baseUrl: `${base('bench-chat-mem')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
       anthropic: { type: 'anthropic', baseUrl: base('claude-bench'), apiKey: '${BENCH_ANTHROPIC_KEY}' },
+      // A Bedrock API key (bearer) rather than SigV4, so signing is not part of what the bedrock stream row measures.
+      bedrock: { type: 'bedrock', baseUrl: base('bench-bedrock'), apiKey: '${BENCH_BEDROCK_KEY}' },
       local: { type: 'openai-compatible', baseUrl: `${base('bench-local')}/v1` },
       echo: { type: 'echo' },
     },
@@ -126,6 +130,7 @@ export function writeGatewayConfig(dir, upstreamOrigin) {
       'bench-chat-slow': { provider: 'openai-slow', upstreamModel: MODELS['bench-chat-slow'].upstreamModel },
       'bench-chat-mem': { provider: 'openai-mem', upstreamModel: MODELS['bench-chat-mem'].upstreamModel },
       'claude-bench': { provider: 'anthropic', upstreamModel: MODELS['claude-bench'].upstreamModel, description: 'Claude on the fake upstream' },
+      'bench-bedrock': { provider: 'bedrock', upstreamModel: MODELS['bench-bedrock'].upstreamModel, description: 'Claude on the fake upstream, as Bedrock' },
       'bench-local': { provider: 'local', upstreamModel: MODELS['bench-local'].upstreamModel, protocols: ['chat', 'messages'], features: ['tools', 'streaming'], maxOutputTokens: 8192 },
       'gpt-*': { provider: 'openai-fast' },
       'claude-*': { provider: 'anthropic' },
@@ -177,6 +182,7 @@ export async function startGateway(
       BENCH_GATEWAY_KEY: GATEWAY_KEY,
       BENCH_OPENAI_KEY: 'sk-bench-openai-provider-key-0000',
       BENCH_ANTHROPIC_KEY: 'sk-ant-bench-provider-key-0000',
+      BENCH_BEDROCK_KEY: 'bedrock-api-key-bench-0000',
       NO_COLOR: '1',
     },
   });

@@ -16,6 +16,7 @@ import { EventStreamCodec, type Message } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import aws4 from 'aws4';
 import { CANNED_TEXT, cannedReply } from './canned.js';
+import { anthropicModelId, type ClaudeModel, ModelRefusal, messageEvents } from './claude-tool-loop.js';
 import { sendJson } from './fake-upstream.js';
 import type { Behaviour, Received } from './received.js';
 
@@ -23,6 +24,8 @@ export interface AwsCredentialSet {
   readonly accessKeyId: string;
   readonly secretAccessKey: string;
   readonly sessionToken?: string;
+  /** When the key stops being accepted (temporary credentials); never when absent. */
+  readonly expiration?: Date;
 }
 
 export const BEDROCK_REGION = 'us-west-2';
@@ -60,6 +63,10 @@ export interface FakeBedrockOptions {
    * provider contract, which sends bodies as prepared, before the pipeline's envelope.
    */
   readonly anthropicBodies?: boolean;
+  /** The model that answers InvokeModel (whole and streamed) instead of the canned answer; its refusals are ValidationExceptions. */
+  readonly model?: ClaudeModel;
+  /** Answers every signed call with this AWS error (a throttled or unavailable service) instead of invoking the model. */
+  readonly refuse?: { readonly status: number; readonly type: string; readonly message: string };
 }
 
 const codec = new EventStreamCodec(toUtf8, fromUtf8);
@@ -145,6 +152,9 @@ function authenticate(req: Received, region: string, options: FakeBedrockOptions
   if (credential.sessionToken !== undefined && req.headers['x-amz-security-token'] !== credential.sessionToken) {
     throw new Refusal(403, 'UnrecognizedClientException', BAD_TOKEN);
   }
+  if (credential.expiration !== undefined && credential.expiration.getTime() <= Date.now()) {
+    throw new Refusal(403, 'ExpiredTokenException', 'The security token included in the request is expired');
+  }
   if (scopeRegion !== region || service !== 'bedrock') {
     throw new Refusal(403, 'InvalidSignatureException', `Credential should be scoped to a valid region and the bedrock service, not '${scopeRegion}/${service}'.`);
   }
@@ -182,6 +192,7 @@ function recomputedSignature(
 }
 
 function route(req: Received, res: ServerResponse, options: FakeBedrockOptions): void {
+  if (options.refuse !== undefined) throw new Refusal(options.refuse.status, options.refuse.type, options.refuse.message);
   const path = req.url.split('?')[0] ?? '';
   if (req.method === 'POST' && path === '/openai/v1/chat/completions') {
     cannedReply({ ...req, url: '/v1/chat/completions' }, res);
@@ -197,12 +208,29 @@ function route(req: Received, res: ServerResponse, options: FakeBedrockOptions):
     return;
   }
   const body = options.anthropicBodies ? (req.json as Record<string, unknown>) : invokeBody(req.json);
-  const message = answerFor(modelId, body);
+  const message = options.model === undefined ? answerFor(modelId, body) : modelAnswer(options.model, body, modelId);
   if (action === 'invoke') {
     sendJson(res, 200, message, { 'x-amzn-requestid': 'fake-request-id', 'x-amzn-bedrock-input-token-count': '10' });
     return;
   }
-  sendEventStream(res, streamEvents(message), options.exception);
+  sendEventStream(res, options.model === undefined ? streamEvents(message) : withMetrics(messageEvents(message)), options.exception);
+}
+
+/** The model's answer; a request it refuses is Bedrock's ValidationException, with the model's message. */
+function modelAnswer(model: ClaudeModel, body: Record<string, unknown>, modelId: string): Record<string, unknown> {
+  try {
+    return model(body, anthropicModelId(modelId));
+  } catch (err) {
+    if (err instanceof ModelRefusal) throw validation(err.message);
+    throw err;
+  }
+}
+
+/** Bedrock's invocation metrics on the last event, as it adds them. */
+function withMetrics(events: Record<string, unknown>[]): Record<string, unknown>[] {
+  const last = events.at(-1);
+  const metrics = { inputTokenCount: 120, outputTokenCount: 30, invocationLatency: 120, firstByteLatency: 40 };
+  return [...events.slice(0, -1), { ...last, 'amazon-bedrock-invocationMetrics': metrics }];
 }
 
 /** The InvokeModel body, checked as Bedrock checks it. */

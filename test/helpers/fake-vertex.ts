@@ -13,6 +13,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { messageFrames, messageJson, sse } from './canned.js';
+import { anthropicModelId, type ClaudeModel, ModelRefusal, messageSse } from './claude-tool-loop.js';
 import type { ProviderContract } from '../contracts/provider.contract.js';
 import { startFakeGoogleToken, TEST_PROJECT, type FakeGoogleToken } from './fake-google-token.js';
 import { sendJson } from './fake-upstream.js';
@@ -52,9 +53,11 @@ const PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropi
 export interface FakeVertexOptions {
   readonly project: string;
   readonly region: string;
+  /** The model that answers (whole and streamed) instead of the canned answers; its refusals are Anthropic's 400. */
+  readonly model?: ClaudeModel;
 }
 
-export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, region }: FakeVertexOptions): Behaviour {
+export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, region, model: claude }: FakeVertexOptions): Behaviour {
   return (req: Received, res: ServerResponse) => {
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     const state = bearer === undefined ? 'unknown' : tokens.check(bearer);
@@ -90,6 +93,21 @@ export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, re
       return;
     }
     const answerModel = model.split('@')[0]!;
+    if (claude !== undefined) {
+      let message: Record<string, unknown>;
+      try {
+        message = claude(body, anthropicModelId(model));
+      } catch (err) {
+        if (!(err instanceof ModelRefusal)) throw err;
+        anthropicError(res, err.message);
+        return;
+      }
+      if (method === 'streamRawPredict') {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'x-vertex-ai-llm-request-type': 'shared' });
+        res.end(messageSse(message));
+      } else sendJson(res, 200, message);
+      return;
+    }
     const toolName = toolToCall(body);
     if (method === 'streamRawPredict') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'x-vertex-ai-llm-request-type': 'shared' });

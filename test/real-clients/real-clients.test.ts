@@ -26,7 +26,6 @@
  * without their reasoning (test/helpers/strict-reasoning-upstreams.ts), and a model that pushes Codex
  * over its compaction threshold (test/helpers/compacting-chat-model.ts).
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +35,7 @@ import { SUMMARY_INSTRUCTION } from '#src/compact/summary-request.js';
 import type { WrittenConfig } from '#src/config/schema.js';
 import type { Protocol } from '#src/protocols/types.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
+import { runClient as runClientWithin } from '../helpers/run-client.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
 import { textOf } from '../helpers/compacting-chat-model.js';
 import { encryptedOf, reasoningOf, type ToolStep } from '../helpers/strict-reasoning-upstreams.js';
@@ -91,46 +91,9 @@ interface Gw {
   readonly logFile: string;
 }
 
-interface RunResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Runs `command` with a hard timeout; rejects (after killing its process group) when it is exceeded. */
-function runClient(command: string, args: string[], opts: { cwd: string; env: Record<string, string> }): Promise<RunResult> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: opts.cwd,
-      env: opts.env,
-      stdio: ['ignore', 'pipe', 'pipe'], // stdin from /dev/null
-      detached: true, // own process group, so a timeout kills the native binaries too
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      reject(new Error(`${command} ${args.join(' ')} timed out after ${CLIENT_TIMEOUT_MS} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, CLIENT_TIMEOUT_MS);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - started });
-    });
-  });
-}
+/** Runs a client with this suite's hard timeout. */
+const runClient = (command: string, args: string[], opts: { cwd: string; env: Record<string, string> }) =>
+  runClientWithin(command, args, { ...opts, timeoutMs: CLIENT_TIMEOUT_MS });
 
 const describeReal = describe.skipIf(!CLIENTS_DIR);
 

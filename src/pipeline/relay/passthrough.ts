@@ -8,6 +8,7 @@ import { protocols } from '../../protocols/registry.js';
 import type { StreamWatch } from '../../protocols/stream-watch.js';
 import type { Usage } from '../../protocols/types.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
+import { renamesAnswer, StreamModelRename } from './answer-model.js';
 import { droppedHeader } from './dropped.js';
 import type { UpstreamResponse } from '../../providers/types.js';
 import { createSseDecoder, type SseDecoder } from '../../sse/parse.js';
@@ -22,7 +23,7 @@ interface Follower {
 }
 
 class Passthrough implements StreamTransform {
-  readonly unchanged = true;
+  readonly unchanged: boolean;
   broken: string | undefined = undefined;
   // Made once the first events are out, so making them does not delay the first byte.
   private follower: Follower | undefined = undefined;
@@ -31,10 +32,13 @@ class Passthrough implements StreamTransform {
     readonly status: number,
     readonly headers: Record<string, string>,
     private readonly ctx: RelayContext,
-  ) {}
+    private readonly rename: StreamModelRename | undefined,
+  ) {
+    this.unchanged = rename === undefined;
+  }
 
   push(events: Buffer): Buffer {
-    return events;
+    return this.rename === undefined ? events : this.rename.push(events);
   }
 
   follow(events: Buffer): void {
@@ -74,5 +78,6 @@ export function passthroughStream(ctx: RelayContext, upstream: UpstreamResponse)
   // A passthrough leaves something out only for an upstream that refuses it (a provider's envelope).
   const dropped = droppedHeader(ctx.record.warnings);
   if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
-  return new Passthrough(upstream.status, headers, ctx);
+  const { model, upstreamModel } = ctx.record;
+  return new Passthrough(upstream.status, headers, ctx, renamesAnswer(model, upstreamModel) ? new StreamModelRename(model) : undefined);
 }

@@ -9,6 +9,7 @@ import { isObject, lastUsageObject, parseJson } from '../../protocols/json.js';
 import { protocols } from '../../protocols/registry.js';
 import { decodeUtf8 } from '../../protocols/decode-utf8.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
+import { renamesAnswer, renameInWhole } from './answer-model.js';
 import { droppedHeader } from './dropped.js';
 import type { UpstreamResponse } from '../../providers/types.js';
 import { keepFromStream, keepResponse } from '../../responses-store/keep.js';
@@ -33,18 +34,22 @@ export function passWhole(ctx: RelayContext, upstream: UpstreamResponse): Promis
 
 function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer): void {
   const { record } = ctx;
+  const isJson = contentTypeOf(upstream.headers).includes('json');
+  const { model, upstreamModel } = record;
+  const sent = isJson && renamesAnswer(model, upstreamModel) ? renameInWhole(body, model) : body;
   const headers: Record<string, string | number> = passBackHeaders(upstream.headers);
-  headers['content-length'] = body.length;
+  headers['content-length'] = sent.length;
   const dropped = droppedHeader(record.warnings);
   if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
   upstreamChunk(record, body);
   answerHead(record, upstream.status, headers);
-  answerIsUpstream(record);
+  if (sent === body) answerIsUpstream(record);
+  else answerBody(record, sent);
   ctx.res.writeHead(upstream.status, headers);
-  ctx.res.end(body);
+  ctx.res.end(sent);
   // The answer is on its way; usage for the log comes after: the `usage` object alone is read,
   // and the whole body only when that fails.
-  if (!contentTypeOf(upstream.headers).includes('json')) return;
+  if (!isJson) return;
   const usage = lastUsageObject(body);
   usageRead(record, protocols[ctx.protocol].usage(usage ? { usage } : parseJson(body.toString('utf8'))));
 }

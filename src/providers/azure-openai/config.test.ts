@@ -8,9 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { formatBanner } from '../../cli/banner.js';
 import { configWarnings, providersTable } from '../../cli/describe-config.js';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError, type ConfigIssue } from '../../errors.js';
+import type { ConfigIssue } from '../../errors.js';
 import type { Operation, Protocol } from '../../protocols/types.js';
 import { deploymentForm, deploymentUrl, modelsUrl, v1Url } from './urls.js';
+import { configIssues } from '../../../test/helpers/config-issues.js';
 
 const plain = new Chalk({ level: 0 });
 
@@ -18,16 +19,6 @@ const withAzure = (entry: Record<string, unknown>) => ({
   providers: { az: { type: 'azure-openai', ...entry } },
   models: { 'gpt-4.1': { provider: 'az', upstreamModel: 'my-deployment' } },
 });
-
-function issuesOf(raw: unknown): readonly ConfigIssue[] {
-  try {
-    parseConfig(raw, { env: {} });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe('azure-openai config', () => {
   it.each([
@@ -100,7 +91,7 @@ describe('azure-openai config', () => {
     ['a field of another kind on openai', null, [{ path: 'providers.az.resource', message: 'unknown field' }]],
   ])('refuses %s', (_name, entry, issues) => {
     const raw = entry === null ? { providers: { az: { type: 'openai', resource: 'contoso' } }, models: { m: { provider: 'az' } } } : withAzure(entry);
-    expect(issuesOf(raw)).toEqual(issues);
+    expect(configIssues(raw)).toEqual(issues);
   });
 
   it('the deployment form by resource: the resource endpoint as the base URL', () => {

@@ -87,6 +87,13 @@ describe('bedrock stream answers', () => {
     await new Promise((r) => setImmediate(r));
     expect(upstream.body.destroyed).toBe(true);
   });
+
+  it('an upstream body closed before its first message (the call cancelled) fails the answer rather than leaving it waiting', async () => {
+    const body = new Readable({ read() {} });
+    const pending = bedrockAnswer({ status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body }, STREAM);
+    setImmediate(() => body.destroy());
+    await expect(pending).rejects.toBeInstanceOf(UnreadableAnswer);
+  });
 });
 
 describe('bedrock whole answers', () => {

@@ -14,7 +14,7 @@ import type { UrlCall } from '../http.js';
 import { ERROR_BODY_LIMIT, type UpstreamResponse } from '../types.js';
 import { parseErrorBody } from '../upstream-error.js';
 import { errorTypeName, streamExceptionMeaning } from './errors.js';
-import { UnreadableAnswer, messages, stringHeader } from './event-stream.js';
+import { decodeFrame, type FrameCodec, FrameReader, frameCodec, UnreadableAnswer, stringHeader } from './event-stream.js';
 
 type Headers = UpstreamResponse['headers'];
 
@@ -27,6 +27,9 @@ export async function bedrockAnswer(answer: UpstreamResponse, call: UrlCall): Pr
   return answer;
 }
 
+/** A message body's text, read in place. */
+const utf8 = (body: Uint8Array): string => Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+
 /** What one event-stream message carries. */
 type Frame =
   | { readonly kind: 'event'; readonly type: string; readonly data: string }
@@ -37,17 +40,33 @@ function frameOf(message: Message): Frame {
   const messageType = stringHeader(message, ':message-type');
   if (messageType === 'exception') {
     const name = stringHeader(message, ':exception-type') ?? 'unknownException';
-    return { kind: 'exception', name, message: parseErrorBody(Buffer.from(message.body).toString('utf8')).message ?? name };
+    return { kind: 'exception', name, message: parseErrorBody(utf8(message.body)).message ?? name };
   }
   if (messageType === 'error') {
     const name = stringHeader(message, ':error-code') ?? 'unknownError';
     return { kind: 'exception', name, message: stringHeader(message, ':error-message') ?? name };
   }
   if (messageType !== 'event' || stringHeader(message, ':event-type') !== 'chunk') return { kind: 'other' };
-  const { bytes } = parseJson(Buffer.from(message.body).toString('utf8')) as { bytes?: unknown };
-  if (typeof bytes !== 'string') throw new UnreadableAnswer('a Bedrock chunk without its bytes');
-  const data = Buffer.from(bytes, 'base64').toString('utf8');
+  const data = Buffer.from(chunkBytes(utf8(message.body)), 'base64').toString('utf8');
   return { kind: 'event', type: eventType(data), data };
+}
+
+const BYTES_KEY = '{"bytes":"';
+
+/**
+ * A chunk's base64 `bytes`. Bedrock writes that key first (then, on some answers, a padding field):
+ * base64 holds no quote, so the value ends at the next quote; any other shape, or an escaped value, is parsed.
+ */
+function chunkBytes(json: string): string {
+  if (json.startsWith(BYTES_KEY)) {
+    const end = json.indexOf('"', BYTES_KEY.length);
+    const value = end === -1 ? undefined : json.slice(BYTES_KEY.length, end);
+    // An escape (`\/` is legal JSON) means the value is not plain: the parser reads it.
+    if (value !== undefined && !value.includes('\\')) return value;
+  }
+  const { bytes } = parseJson(json) as { bytes?: unknown };
+  if (typeof bytes !== 'string') throw new UnreadableAnswer('a Bedrock chunk without its bytes');
+  return bytes;
 }
 
 // Anthropic's events start with their type; reading it from the front spares parsing every event.
@@ -69,9 +88,9 @@ function parseJson(text: string): unknown {
   }
 }
 
-const sse = (type: string, data: string): Buffer => Buffer.from(`event: ${type}\ndata: ${data}\n\n`);
+const sse = (type: string, data: string): string => `event: ${type}\ndata: ${data}\n\n`;
 
-function errorEvent(frame: { readonly name: string; readonly message: string }): Buffer {
+function errorEvent(frame: { readonly name: string; readonly message: string }): string {
   const error = { type: streamExceptionMeaning(frame.name).anthropicType, message: frame.message };
   return sse('error', JSON.stringify({ type: 'error', error }));
 }
@@ -82,40 +101,101 @@ function keptHeaders(headers: Headers, contentType: string): Record<string, stri
   return { ...rest, 'content-type': contentType };
 }
 
-async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse> {
-  const source = messages(answer.body);
-  // Read up to the first chunk: an exception before it has sent the caller nothing, and is an error answer.
-  let first: Frame;
-  for (;;) {
-    const next = await source.next();
-    if (next.done) {
-      first = { kind: 'other' };
-      break;
-    }
-    first = frameOf(next.value);
-    if (first.kind !== 'other') break;
+/**
+ * Event-stream bytes in, Anthropic's server-sent events out: each upstream chunk's messages are
+ * decoded at once and handed on as one chunk, synchronously, so an event costs no promise or turn
+ * of the event loop of its own, and no stream stands between the upstream's body and this one but
+ * its own `'data'` events (paused while this one's reader is full). `first` settles with the first
+ * chunk or exception; until then nothing has been decided about the answer.
+ */
+class EventStreamToSse extends Readable {
+  private readonly reader = new FrameReader();
+  private started = false;
+  private over = false;
+  private ended = false;
+  private settle: ((frame: Frame) => void) | undefined;
+  readonly first = new Promise<Frame>((resolve) => {
+    this.settle = resolve;
+  });
+
+  constructor(
+    private readonly source: Readable,
+    private readonly codec: FrameCodec,
+  ) {
+    super();
+    source.on('data', (chunk: Buffer) => this.onData(chunk));
+    source.once('end', () => this.onEnd());
+    source.once('error', (err) => this.destroy(err));
+    // Closed without its end or an error (destroyed): this stream, and anyone waiting for its first message, must hear of it.
+    source.once('close', () => {
+      if (!this.ended && !this.destroyed) this.destroy(new UnreadableAnswer('the event stream closed before its end'));
+    });
   }
-  if (first.kind === 'exception') {
-    await source.return(undefined);
-    const meaning = streamExceptionMeaning(first.name);
-    const body = anthropicErrorBody(meaning.anthropicType, first.message);
-    return wholeAnswer(meaning.status, { ...keptHeaders(answer.headers, 'application/json'), 'x-amzn-errortype': capitalised(first.name) }, body);
+
+  override _read(): void {
+    this.source.resume();
   }
-  const start = first;
-  async function* events(): AsyncGenerator<Buffer> {
-    if (start.kind === 'event') yield sse(start.type, start.data);
-    for await (const message of source) {
-      const frame = frameOf(message);
-      if (frame.kind === 'event') yield sse(frame.type, frame.data);
-      else if (frame.kind === 'exception') {
-        yield errorEvent(frame);
-        return;
+
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    // The client left, or the stream broke: the upstream's body goes too.
+    this.source.destroy();
+    done(err);
+  }
+
+  private onData(chunk: Buffer): void {
+    // After an exception the stream is over: whatever else the upstream sends is dropped.
+    if (this.over || this.destroyed) return;
+    let out = '';
+    try {
+      for (const bytes of this.reader.push(chunk)) {
+        const frame = frameOf(decodeFrame(this.codec, bytes));
+        if (frame.kind === 'other') continue;
+        this.starting(frame);
+        if (frame.kind === 'exception') {
+          // Before the first chunk the answer becomes an HTTP error (streamAnswer); after it, the caller's error event.
+          if (this.started) out += errorEvent(frame);
+          this.over = true;
+          break;
+        }
+        out += sse(frame.type, frame.data);
       }
+    } catch (err) {
+      this.destroy(err as Error);
+      return;
     }
+    if (out.length > 0 && !this.push(out)) this.source.pause();
+    if (this.over) this.push(null);
   }
-  const body = Readable.from(events(), { objectMode: false });
-  // A body destroyed before it was read never starts the generator, which would close the source.
-  body.once('close', () => answer.body.destroy());
+
+  private onEnd(): void {
+    this.ended = true;
+    if (this.over || this.destroyed) return;
+    if (this.reader.leftover > 0) {
+      this.destroy(new UnreadableAnswer(`the event stream ended inside a message (${this.reader.leftover} bytes left)`));
+      return;
+    }
+    this.starting({ kind: 'other' });
+    this.push(null);
+  }
+
+  private starting(frame: Frame): void {
+    if (this.settle === undefined) return;
+    this.settle(frame);
+    this.settle = undefined;
+    this.started = frame.kind === 'event';
+  }
+}
+
+async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse> {
+  const body = new EventStreamToSse(answer.body, await frameCodec());
+  // An exception before the first chunk has sent the caller nothing: it is an error answer.
+  const first = await Promise.race([body.first, new Promise<never>((_, reject) => body.once('error', reject))]);
+  if (first.kind === 'exception') {
+    body.destroy();
+    const meaning = streamExceptionMeaning(first.name);
+    const error = anthropicErrorBody(meaning.anthropicType, first.message);
+    return wholeAnswer(meaning.status, { ...keptHeaders(answer.headers, 'application/json'), 'x-amzn-errortype': capitalised(first.name) }, error);
+  }
   return { status: answer.status, headers: keptHeaders(answer.headers, 'text/event-stream'), body };
 }
 

@@ -4,19 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError, type ConfigIssue } from '../../errors.js';
+import { configIssues } from '../../../test/helpers/config-issues.js';
 
 const withBedrock = (entry: Record<string, unknown>) => ({ providers: { aws: { type: 'bedrock', ...entry } }, models: { m: { provider: 'aws' } } });
-
-function issuesOf(raw: unknown): readonly ConfigIssue[] {
-  try {
-    parseConfig(raw, { env: {} });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe('bedrock config', () => {
   it.each<[Record<string, unknown>, Record<string, string>, string]>([
@@ -33,7 +23,7 @@ describe('bedrock config', () => {
   });
 
   it.each([{}, { baseUrl: 'https://proxy.example' }, { apiKey: 'k' }])('refuses %j without a region anywhere', (entry) => {
-    expect(issuesOf(withBedrock(entry))).toEqual([{ path: 'providers.aws.region', message: 'required: the AWS region, here or in AWS_REGION / AWS_DEFAULT_REGION' }]);
+    expect(configIssues(withBedrock(entry))).toEqual([{ path: 'providers.aws.region', message: 'required: the AWS region, here or in AWS_REGION / AWS_DEFAULT_REGION' }]);
   });
 
   it('keeps the profile among its own fields, and the API key as the credential', () => {

@@ -94,21 +94,11 @@ export function stringHeader(message: Message, name: string): string | undefined
   return header?.type === 'string' ? header.value : undefined;
 }
 
-/** The decoded messages of a byte stream, in order; fails on a broken message or a stream cut inside one. */
-export async function* messages(body: AsyncIterable<Buffer>): AsyncGenerator<Message> {
-  const decoder = await frameCodec();
-  const reader = new FrameReader();
-  for await (const chunk of body) {
-    for (const frame of reader.push(chunk)) yield decode(decoder, frame);
-  }
-  if (reader.leftover > 0) throw new UnreadableAnswer(`the event stream ended inside a message (${reader.leftover} bytes left)`);
-}
-
-function decode(decoder: FrameCodec, frame: Buffer): Message {
+/** One whole message decoded; the codec's own words when it cannot be (a checksum that does not match, a header it cannot parse). */
+export function decodeFrame(decoder: FrameCodec, frame: Buffer): Message {
   try {
     return decoder.decode(frame);
   } catch (err) {
-    // The codec's own words: a checksum that does not match, a header it cannot parse.
     throw new UnreadableAnswer(err instanceof Error ? err.message : String(err));
   }
 }

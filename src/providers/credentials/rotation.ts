@@ -24,20 +24,11 @@ export interface CredentialPick {
   settle(tokens: number): void;
 }
 
-/** What `check` and the inspector show of one credential. */
-export interface CredentialState {
-  readonly name: string;
-  readonly state: 'ready' | 'cooling' | 'refused';
-  /** When a cooling credential comes back, in ms since the epoch. */
-  readonly until?: number;
-}
-
 export interface Rotation {
   /** The credential for the next call; throws a 429 GatewayError when none can take one. */
   pick(affinity: string | undefined): CredentialPick;
   /** What the upstream answered a call made with `name`. */
   observe(name: string, status: number, retryAfterMs: number | undefined): void;
-  states(): CredentialState[];
 }
 
 interface Entry {
@@ -105,14 +96,6 @@ export function createRotation(providerId: string, credentials: readonly Credent
       if (!e) return;
       if (status === 401 || status === 403) e.refused = true;
       else if (status === 429 || status === 529) e.coolingUntil = Math.max(e.coolingUntil, clock() + (retryAfterMs ?? DEFAULT_COOL_DOWN_MS));
-    },
-    states() {
-      const now = clock();
-      return entries.map((e): CredentialState => {
-        if (e.refused) return { name: e.config.name, state: 'refused' };
-        if (e.coolingUntil > now) return { name: e.config.name, state: 'cooling', until: e.coolingUntil };
-        return { name: e.config.name, state: 'ready' };
-      });
     },
   };
 }

@@ -6,22 +6,13 @@ import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import { providersTable } from '../../cli/describe-config.js';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError, type ConfigIssue } from '../../errors.js';
+import type { ConfigIssue } from '../../errors.js';
+import { configIssues } from '../../../test/helpers/config-issues.js';
 
 const withFoundry = (entry: Record<string, unknown>) => ({
   providers: { f: { type: 'foundry', ...entry } },
   models: { 'claude-sonnet': { provider: 'f', upstreamModel: 'my-claude-deployment' } },
 });
-
-function issuesOf(raw: unknown): readonly ConfigIssue[] {
-  try {
-    parseConfig(raw, { env: {} });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe('foundry config', () => {
   it.each([
@@ -53,7 +44,7 @@ describe('foundry config', () => {
     ],
     ['an azure-openai field', { resource: 'contoso', apiVersion: '2024-10-21' }, [{ path: 'providers.f.apiVersion', message: 'unknown field' }]],
   ])('refuses %s', (_name, entry, issues) => {
-    expect(issuesOf(withFoundry(entry))).toEqual(issues);
+    expect(configIssues(withFoundry(entry))).toEqual(issues);
   });
 
   it('check shows the key masked, with the header it goes in', () => {

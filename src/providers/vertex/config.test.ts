@@ -4,23 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../config/parse.js';
-import { ConfigError, type ConfigIssue } from '../../errors.js';
 import { modelCallUrl, type ModelCall } from './endpoint.js';
+import { configIssues } from '../../../test/helpers/config-issues.js';
 
 const withVertex = (entry: Record<string, unknown>) => ({
   providers: { vx: { type: 'vertex', ...entry } },
   models: { claude: { provider: 'vx', upstreamModel: 'claude-sonnet-4-5@20250929' } },
 });
-
-function issuesOf(raw: unknown): readonly ConfigIssue[] {
-  try {
-    parseConfig(raw, { env: {} });
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  return [];
-}
 
 describe('vertex config', () => {
   it.each([
@@ -52,7 +42,7 @@ describe('vertex config', () => {
     [{ region: 'us-east5', credentialsFile: '' }, 'credentialsFile'],
     [{ region: 'us-east5', apiKey: 'AIza-not-for-claude' }, 'apiKey'],
   ])('%j is refused at %s', (entry, field) => {
-    expect(issuesOf(withVertex(entry)).map((i) => i.path)).toContain(`providers.vx.${field}`);
+    expect(configIssues(withVertex(entry)).map((i) => i.path)).toContain(`providers.vx.${field}`);
   });
 });
 
