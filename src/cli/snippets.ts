@@ -4,7 +4,8 @@
  * paste) and the `serve` banner (one-line hints).
  * @see README.md, "Pointing clients at the gateway"
  */
-import type { Config, ServerConfig } from '../config/types.js';
+import { groupAllowsModel } from '../auth/authorize.js';
+import type { Config, KeyGroupConfig, ServerConfig } from '../config/types.js';
 import { shellQuote } from '../inspector/common/shell.js';
 import { printableJson } from '../log/terminal-text.js';
 import { findModel } from '../routing/resolve-model.js';
@@ -36,7 +37,7 @@ export interface SnippetInput {
   readonly claudeModel?: string | undefined;
   /** The `model` line of Codex's config.toml. */
   readonly codexModel: string;
-  /** Set: the Gemini CLI asks for this model (`GEMINI_MODEL`). */
+  /** Set: the Gemini CLI asks for this model (`GEMINI_MODEL`; `geminiModelFor` always names one). */
   readonly geminiModel?: string | undefined;
 }
 
@@ -93,8 +94,8 @@ export function codexToml(input: SnippetInput): string[] {
 }
 
 /**
- * The Gemini CLI: the Google SDK's base URL (no version: the SDK adds `/v1beta`) and the key it sends
- * as `x-goog-api-key`. The model only when it must be named (see `geminiModelFor`).
+ * The Gemini CLI: the Google SDK's base URL (no version: the SDK adds `/v1beta`), the key it sends
+ * as `x-goog-api-key`, and the model (see `geminiModelFor`).
  */
 export const geminiCliEnv = (input: SnippetInput): EnvVar[] => [
   v('GOOGLE_GEMINI_BASE_URL', text(input.url)),
@@ -105,10 +106,11 @@ export const geminiCliEnv = (input: SnippetInput): EnvVar[] => [
 /**
  * The Gemini CLI's settings.json (~/.gemini/settings.json): without an auth type chosen there it
  * asks interactively, or refuses to start non-interactively; `gemini-api-key` makes it use GEMINI_API_KEY.
+ * Its usage statistics go to Google whatever its base URL, unless `privacy.usageStatisticsEnabled` is off.
  */
 export function geminiCliSettings(): string[] {
   // Constant text: nothing from the config or the command line goes into these lines.
-  return ['{', '  "security": { "auth": { "selectedType": "gemini-api-key" } }', '}'];
+  return ['{', '  "security": { "auth": { "selectedType": "gemini-api-key" } },', '  "privacy": { "usageStatisticsEnabled": false }', '}'];
 }
 
 export const openaiEnv = (input: SnippetInput): EnvVar[] => [
@@ -176,14 +178,22 @@ export function claudeModelFor(config: Config, requested?: string): string | und
   return example !== undefined && !findModel(config, 'claude-sonnet-4-5') ? example : undefined;
 }
 
-/** The Gemini CLI's own default model: named in GEMINI_MODEL when the config does not route it. */
-export const GEMINI_CLI_MODEL = 'gemini-2.5-pro';
+/** The Pro model the Gemini CLI's default (`auto`) answers with: GEMINI_MODEL when no configured model serves it. */
+export const GEMINI_CLI_MODEL = 'gemini-3.1-pro-preview';
 
-/** The model the Gemini CLI should ask for: the requested one, else an exact one when the config does not route the CLI's own. */
-export function geminiModelFor(config: Config, requested?: string): string | undefined {
+/**
+ * The model the Gemini CLI should ask for, always named: its default (`auto`) first asks a Flash-Lite
+ * model, by Google's name, to rate the prompt in JSON, then sends the prompt to a Pro model, which
+ * works through the gateway only where both names route to models able to. The requested model, else
+ * the first exact model served to Gemini callers (and that `group` may call) named `gemini-*`, else
+ * the first such model, else the CLI's own Pro model.
+ */
+export function geminiModelFor(config: Config, requested?: string, group?: KeyGroupConfig): string {
   if (requested !== undefined) return requested;
-  const example = exampleModel(config);
-  return example !== undefined && !findModel(config, GEMINI_CLI_MODEL) ? example : undefined;
+  const served = [...config.models.entries()]
+    .filter(([name, model]) => model.protocols.has('gemini') && (group === undefined || (group.protocols.has('gemini') && groupAllowsModel(group, name))))
+    .map(([name]) => name);
+  return served.find((name) => name.startsWith('gemini-')) ?? served[0] ?? GEMINI_CLI_MODEL;
 }
 
 /** Codex's config.toml always names a model: the requested one, Codex's own when it routes, else an exact one that does. */

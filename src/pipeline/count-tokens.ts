@@ -1,22 +1,22 @@
 /**
  * `count_tokens` on a route whose provider does not speak the caller's protocol (it has no counter
  * for it). Claude Code counts before it compacts, so a count that is confidently wrong makes it compact
- * late. In order: the upstream's own counter, for a provider kind that has one (`countsInputTokens`:
- * the request translated to a Responses request, as it would be sent); else the local estimate (of
- * the request as Messages, which the estimator reads); or, when the model's `countTokens` is `off`,
- * a 404, on which Claude Code estimates itself. A counter that fails leaves the estimate (or the 404)
- * to answer: a count is never worth failing the client's turn. The request counted and the answer
- * are in the caller's protocol's shapes (its module's `counting`).
+ * late. In order: the upstream's own counter, for a provider kind that has one (`countsInputTokens`)
+ * in the route's upstream protocol (its module's `counter`: the request translated as it would be
+ * sent, then put in the shape the counter takes); else the local estimate (of the request as Messages,
+ * which the estimator reads); or, when the model's `countTokens` is `off`, a 404, on which Claude Code
+ * estimates itself. A counter that fails leaves the estimate (or the 404) to answer: a count is never
+ * worth failing the client's turn. The request counted and the answer are in the caller's protocol's
+ * shapes (its module's `counting`).
  */
 import { randomBytes } from 'node:crypto';
 import { notFound } from '../errors.js';
 import { estimateInputTokens } from '../protocols/messages/estimate-tokens.js';
-import type { Counting } from '../protocols/protocol.js';
+import type { Counter, Counting } from '../protocols/protocol.js';
 import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
 import { CallAbort } from '../providers/abort.js';
 import { providerKind } from '../providers/kinds.js';
-import { inputTokensBody, readInputTokens } from '../protocols/responses/input-tokens.js';
 import type { Route } from '../routing/route.js';
 import { sendJson } from '../server/respond.js';
 import { translatorFor } from '../translate/registry.js';
@@ -41,12 +41,19 @@ function countingOf(caller: Protocol): Counting {
   return counting;
 }
 
+/** The counter the route's upstream has, if its kind counts and its protocol has a counter. */
+function counterOf(route: Route): Counter | undefined {
+  if (!providerKind(route.target.provider.type).countsInputTokens) return undefined;
+  return protocols[route.plan.upstreamProtocol].counter;
+}
+
 /** Answers a count on a translated route; a promise when an upstream counter is asked. */
 export function answerCount(ctx: RequestContext, ask: CountAsk): Promise<void> | undefined {
   const { caller, route } = ask;
   const counting = countingOf(caller);
-  if (providerKind(route.target.provider.type).countsInputTokens) {
-    return countUpstream(ctx, ask).then((count) => {
+  const counter = counterOf(route);
+  if (counter !== undefined) {
+    return countUpstream(ctx, ask, counter).then((count) => {
       if (count === undefined) answerLocally(ctx, ask);
       else if (!ctx.res.destroyed) sendJson(ctx.res, 200, counting.answer(count), {}, ctx.record);
     });
@@ -87,29 +94,30 @@ function translated(ctx: RequestContext, { caller, route, body }: CountAsk, upst
 }
 
 /** The upstream's count of the request as it would be sent; undefined when the counter did not give one. */
-async function countUpstream(ctx: RequestContext, ask: CountAsk): Promise<number | undefined> {
+async function countUpstream(ctx: RequestContext, ask: CountAsk, counter: Counter): Promise<number | undefined> {
   const { route } = ask;
-  const asResponses = translated(ctx, ask, 'responses');
-  const json = inputTokensBody(asResponses as Record<string, unknown>);
+  const upstream = route.plan.upstreamProtocol;
+  const model = route.target.upstreamModel;
+  const json = counter.ask(translated(ctx, ask, upstream), model);
   const bytes = Buffer.from(JSON.stringify(json));
   const headers = { 'content-type': 'application/json' };
   // The log and the inspector show the count as a call to the counter, like any upstream attempt.
-  const facts = { name: route.name, target: route.target, plan: { upstreamProtocol: 'responses' as const, translator: true } };
-  routeChosen(ctx.record, facts, undefined);
+  routeChosen(ctx.record, route, undefined);
   // A client that left while its body was read asks nothing of the counter.
   if (ctx.res.destroyed) return undefined;
-  attemptStarted(ctx.record, facts, { headers, body: bytes });
+  attemptStarted(ctx.record, route, { headers, body: bytes });
   const controller = new CallAbort();
   ctx.controller = controller;
   ctx.cleanups.push(abortIfLeft);
   const timer = setTimeout(() => controller.abort(), route.target.provider.timeouts.totalMs);
   try {
     const answer = await route.provider.send({
-      protocol: 'responses',
+      protocol: upstream,
       operation: 'count_tokens',
       headers,
       body: bytes,
       json,
+      model,
       stream: false,
       maxResponseBytes: COUNT_ANSWER_LIMIT,
       signal: controller.signal,
@@ -121,10 +129,10 @@ async function countUpstream(ctx: RequestContext, ask: CountAsk): Promise<number
       answer.body.destroy();
       return undefined;
     }
-    return readInputTokens(JSON.parse(answer.whole.toString('utf8')));
+    return counter.read(JSON.parse(answer.whole.toString('utf8')));
   } catch (err) {
     // Unreachable, timed out, or not JSON: the estimate answers instead.
-    attemptFailed(ctx.record, facts, err);
+    attemptFailed(ctx.record, route, err);
     return undefined;
   } finally {
     clearTimeout(timer);

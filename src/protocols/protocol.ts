@@ -29,6 +29,17 @@ export interface Counting {
   answer(tokens: number): Json;
 }
 
+/**
+ * A provider's own input-token counter in this protocol, as `count_tokens` on a translated route
+ * asks it (pipeline/count-tokens.ts): the counter's request for a create request, and its answer read.
+ */
+export interface Counter {
+  /** The counter's request for `create` (this protocol's request as it would be sent), `model` the upstream's. */
+  ask(create: Json, model: string): Json;
+  /** The count in the counter's answer; undefined when the answer is not one. */
+  read(answer: unknown): number | undefined;
+}
+
 /** What a protocol that names the model in the path needs to say where a call goes. */
 export interface UpstreamCall {
   readonly model: string;
@@ -81,6 +92,11 @@ export interface ProtocolModule {
   readonly modelInPath?: true;
   /** `count_tokens`, for a protocol that offers it. */
   readonly counting?: Counting;
+  /**
+   * The input-token counter of providers of this protocol, for one whose kind says its upstream has
+   * it (`countsInputTokens`). Its call is the `count_tokens` operation, wherever the provider puts it.
+   */
+  readonly counter?: Counter;
   /** The caller headers sent on to an upstream of this protocol, and what is sent when the caller sent none. */
   readonly upstreamHeaders: { readonly forward: readonly string[]; readonly defaults: Readonly<Record<string, string>> };
   /** The request fields that ask for output tokens, and the one that asks for several choices (dotted: `a.b` a key inside `a`). */

@@ -2,9 +2,11 @@
  * The gemini provider kind through the real gateway: the OpenAI SDK (Chat, Responses) and the
  * Anthropic SDK call a Gemini 3 model on a fake Gemini API (fake-gemini.ts), whole and streamed,
  * through a multi-turn tool loop whose second turn Gemini refuses unless the thought signature of
- * its function call comes back on it, and count tokens. What reaches Gemini: its paths, the key in
- * `x-goog-api-key` and no other credential, a body Gemini takes. The fake itself is first checked
- * against Google's own SDK, so that it is Gemini's behaviour the gateway is held to.
+ * its function call comes back on it, and count tokens with Gemini's own counter; a Gemini caller's
+ * conversation begun on a Chat model reaches Gemini without the gateway's seals. What reaches Gemini:
+ * its paths, the key in `x-goog-api-key` and no other credential, a body Gemini takes. The fake
+ * itself is first checked against Google's own SDK, so that it is Gemini's behaviour the gateway is
+ * held to.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { ApiError, GoogleGenAI, type Content } from '@google/genai';
@@ -13,7 +15,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import type { Json } from '#src/translate/types.js';
 import { fakeGemini, GEMINI_API_KEY, GEMINI_TEXT, type FakeGemini } from '../helpers/fake-gemini.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
 
@@ -22,6 +24,8 @@ const MODEL_PATH = `/v1beta/models/${MODEL}`;
 const RESULT = 'sunny, 24C';
 
 let upstream: FakeUpstream;
+/** A DeepSeek-style Chat server, the model a Gemini caller's conversation begins on before it moves to Gemini. */
+let chatUpstream: FakeUpstream;
 let gemini: FakeGemini;
 let gw: TestGateway;
 let openai: OpenAI;
@@ -29,9 +33,13 @@ let anthropic: Anthropic;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
+  chatUpstream = await startFakeUpstream();
   gw = await startGateway({
-    providers: { google: { type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_API_KEY, retries: 0 } },
-    models: { 'gemini-pro': { provider: 'google', upstreamModel: MODEL } },
+    providers: {
+      google: { type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_API_KEY, retries: 0 },
+      local: { type: 'openai-compatible', baseUrl: `${chatUpstream.url}/v1`, retries: 0 },
+    },
+    models: { 'gemini-pro': { provider: 'google', upstreamModel: MODEL }, 'deepseek-r': { provider: 'local', upstreamModel: 'deepseek-reasoner' } },
     keyGroups: { dev: { keys: [GATEWAY_KEY] } },
   } as unknown as WrittenConfig);
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 });
@@ -40,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw.close();
   await upstream.close();
+  await chatUpstream.close();
 });
 beforeEach(() => {
   upstream.reset();
@@ -225,14 +234,20 @@ describe('Anthropic Messages on Gemini', () => {
   });
 
   it("counts tokens with Gemini's own counter", async () => {
-    const counted = await anthropic.messages.countTokens({
-      model: 'gemini-pro',
-      system: 'You are terse.',
-      messages: [{ role: 'user', content: 'How many tokens is this?' }],
-    });
+    const { data: counted, response } = await anthropic.messages
+      .countTokens({
+        model: 'gemini-pro',
+        system: 'You are terse.',
+        messages: [{ role: 'user', content: 'How many tokens is this?' }],
+      })
+      .withResponse();
+    // Gemini's count, not the gateway's estimate.
+    expect(response.headers.get('x-model-gateway-token-estimate')).toBeNull();
     const got = upstream.last();
     expect(got.url).toBe(`${MODEL_PATH}:countTokens`);
     expect(got.headers['x-goog-api-key']).toBe(GEMINI_API_KEY);
+    // The request as a create would go, whole: the system instruction is counted too.
+    expect(got.json).toMatchObject({ generateContentRequest: { model: `models/${MODEL}`, systemInstruction: { parts: [{ text: 'You are terse.' }] } } });
     // The fake's count of what it was sent, asked again.
     const answered = (await fetch(`${upstream.url}${MODEL_PATH}:countTokens`, {
       method: 'POST',
@@ -240,5 +255,47 @@ describe('Anthropic Messages on Gemini', () => {
       body: JSON.stringify(got.json),
     }).then((r) => r.json())) as { totalTokens: number };
     expect(counted.input_tokens).toBe(answered.totalTokens);
+  });
+});
+
+describe('A Gemini caller on Gemini, after another model', () => {
+  it("takes the gateway's seals out of the history: Gemini gets its documented value on the call instead", async () => {
+    const google = new GoogleGenAI({ apiKey: GATEWAY_KEY, httpOptions: { baseUrl: gw.url } });
+    const tools = [{ functionDeclarations: [{ name: 'get_weather', description: 'Weather in a city', parametersJsonSchema: WEATHER_SCHEMA }] }];
+    const user: Content = { role: 'user', parts: [{ text: 'Weather in Paris?' }] };
+    chatUpstream.once((_req, res) =>
+      sendJson(res, 200, {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'deepseek-reasoner',
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: 'assistant',
+              content: null,
+              reasoning_content: 'Paris: call get_weather.',
+              tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+        usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+      }),
+    );
+    const first = await google.models.generateContent({ model: 'deepseek-r', contents: [user], config: { tools } });
+    // As the Gemini CLI keeps a turn: without its thoughts, the reasoning riding in the gateway's seal.
+    const turn: Content = { role: 'model', parts: first.candidates![0]!.content!.parts!.filter((p) => p.thought !== true) };
+    expect(turn.parts!.some((p) => p.thoughtSignature?.startsWith('bWd3MS'))).toBe(true);
+    const response: Content = { role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { output: RESULT } } }] };
+
+    // The user switches to Gemini: passthrough, which Gemini 3 would refuse with a signature it did not make.
+    const second = await google.models.generateContent({ model: 'gemini-pro', contents: [user, turn, response], config: { tools } });
+    expect(second.text).toBe(GEMINI_TEXT);
+    const sent = upstream.last();
+    expect(JSON.stringify(sent.json)).not.toContain('bWd3MS');
+    const parts = ((sent.json as { contents: Json[] }).contents[1]!.parts as Json[]).filter((p) => p.functionCall !== undefined);
+    expect(parts.map((p) => p.thoughtSignature)).toEqual(['skip_thought_signature_validator']);
   });
 });

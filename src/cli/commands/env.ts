@@ -7,7 +7,7 @@
  */
 import { hashKey } from '../../config/keys.js';
 import { loadConfig } from '../../config/load.js';
-import type { Config } from '../../config/types.js';
+import type { Config, KeyGroupConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { groupAllowsModel } from '../../auth/authorize.js';
 import { printable } from '../../log/terminal-text.js';
@@ -20,6 +20,7 @@ import {
   CODEX_ENV_KEY,
   codexModelFor,
   exportLines,
+  GEMINI_CLI_MODEL,
   geminiModelFor,
   GATEWAY_KEY_VAR,
   type ClientName,
@@ -45,15 +46,19 @@ function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
-/** --key and --model must make sense for the config: a wrong one would only fail later, inside the client. */
-function checkAgainst(config: Config, where: string, key: string | undefined, model: string | undefined): void {
+/**
+ * --key and --model must make sense for the config: a wrong one would only fail later, inside the
+ * client. The key's group, when --key is given.
+ */
+function checkAgainst(config: Config, where: string, key: string | undefined, model: string | undefined): KeyGroupConfig | undefined {
   const group = key === undefined ? undefined : config.keyGroups.get(config.keys.get(hashKey(key))?.group ?? '');
   if (key !== undefined && group === undefined) {
     throw new ExitError(`--key: this key (id ${hashKey(key).slice(0, 8)}) is not in any key group of ${where}.`, 1);
   }
-  if (model === undefined) return;
+  if (model === undefined) return group;
   if (!findModel(config, model)) throw new ExitError(`--model: "${model}" is not a model of ${where} (see model-gateway check).`, 1);
   if (group && !groupAllowsModel(group, model)) throw new ExitError(`--model: key group "${group.name}" may not call "${model}".`, 1);
+  return group;
 }
 
 const headers = {
@@ -68,12 +73,13 @@ const headers = {
 export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promise<void> {
   // With --url the gateway may run elsewhere, on another config; read one only when asked to.
   let config: Config | undefined;
+  let group: KeyGroupConfig | undefined;
   let where = '';
   if (flags.url === undefined || flags.config !== undefined) {
     const loaded = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
     config = loaded.config;
     where = loaded.source.description;
-    checkAgainst(config, where, flags.key, flags.model);
+    group = checkAgainst(config, where, flags.key, flags.model);
   }
   let url: string;
   if (flags.url !== undefined) url = normaliseUrl(flags.url);
@@ -84,15 +90,15 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
   const key: EnvValue = flags.key !== undefined ? { text: flags.key } : { ref: GATEWAY_KEY_VAR };
   const claudeModel = config ? claudeModelFor(config, flags.model) : flags.model;
   const codexModel = config ? codexModelFor(config, flags.model) : (flags.model ?? 'gpt-5-codex');
-  const geminiModel = config ? geminiModelFor(config, flags.model) : flags.model;
+  const geminiModel = config ? geminiModelFor(config, flags.model, group) : (flags.model ?? GEMINI_CLI_MODEL);
   const snippet = clientSnippet(client, { url, key, claudeModel, codexModel, geminiModel });
 
   const lines: string[] = [headers[client](printable(url))];
   if ((client === 'claude-code' || client === 'shell') && claudeModel !== undefined && flags.model === undefined) {
     lines.push(`# The config does not route Claude's own model names, so every model variable names "${printable(claudeModel)}" (pick another with --model).`);
   }
-  if (client === 'gemini-cli' && geminiModel !== undefined && flags.model === undefined) {
-    lines.push(`# The config does not route the Gemini CLI's own model, so GEMINI_MODEL names "${printable(geminiModel)}" (pick another with --model).`);
+  if (client === 'gemini-cli' && flags.model === undefined) {
+    lines.push(`# GEMINI_MODEL names "${printable(geminiModel)}": on its default (auto) the CLI picks models by Google's names (pick another with --model).`);
   }
   if (snippet.toml) {
     lines.push(...snippet.toml, '', `# and start codex where ${CODEX_ENV_KEY} holds the gateway key:`);

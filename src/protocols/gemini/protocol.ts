@@ -10,7 +10,9 @@ import type { ProtocolEndpoint, ProtocolModule } from '../protocol.js';
 import { STREAM_ENDS } from '../stream-ends.js';
 import type { Operation } from '../types.js';
 import { geminiCodec } from './codec/codec.js';
+import { geminiCounter } from './counter.js';
 import { spellings } from './fields.js';
+import { stripSeals } from './strip-seals.js';
 import { createGeminiWatch, geminiUsage } from './usage.js';
 import { countedRequest, inspectGeminiRequest } from './validate.js';
 
@@ -86,8 +88,10 @@ export const gemini: ProtocolModule = {
     request: countedRequest,
     answer: (tokens) => ({ totalTokens: tokens }),
   },
+  counter: geminiCounter,
   // `x-goog-api-client` names the SDK and its version, as `user-agent` does; Google reads it for its own statistics.
   upstreamHeaders: { forward: ['x-goog-api-client'], defaults: {} },
   asks: { outputTokens: spellings('generationConfig.maxOutputTokens'), choices: 'generationConfig.candidateCount' },
   outputCapField: () => 'generationConfig.maxOutputTokens',
+  stripSeals,
 };

@@ -34,6 +34,8 @@ export const gemini = defineKind({
   },
   // Gemini's codec reads no dialect; this is the one the OpenAI-shaped parts of a request are closest to.
   dialect: 'compatible',
+  // `countTokens`: a translated count (Claude Code's, before it compacts) asks Gemini rather than estimating.
+  countsInputTokens: true,
   baseUrl: (entry) => entry.baseUrl ?? GEMINI_BASE_URL,
   describe: { where: (config) => config.baseUrl, credential: 'x-goog-api-key header', keyRequiredBy: 'Google' },
   models: (config) => ({

@@ -1,12 +1,13 @@
 /**
  * Gemini model parts → IR assistant parts, for answers (a Gemini upstream) and for the model turns of
  * a Gemini caller's history alike. A part's `thoughtSignature` becomes a reasoning part of its own
- * just before it (signatures.ts); the gateway's seals, which only a Gemini caller sends, open into
- * the reasoning parts they were made from.
+ * just before it (signatures.ts), a text part's after text excepted for a Messages caller
+ * (`dropsTextSignature`, as in streams); the gateway's seals, which only a Gemini caller sends, open
+ * into the reasoning parts they were made from.
  */
 import type * as Ir from '../../../translate/ir.js';
 import { type Json, str, warn } from './read.js';
-import { openSeal, partSignature, signatureEntry, unpackSeals } from './signatures.js';
+import { dropsTextSignature, openSeal, partSignature, signatureEntry, TEXT_SIGNATURE_DROPPED, unpackSeals } from './signatures.js';
 
 /** Makes the IR tool call for a `functionCall` part (ids and names are the caller's business). */
 export type ToolCallMaker = (call: Json) => Ir.ToolCallPart;
@@ -34,6 +35,7 @@ export function decodeModelParts(parts: readonly Json[], ctx: Ir.TranslateContex
   const out: Ir.AssistantPart[] = [];
   const covered = coveredThoughts(parts);
   let entries = 0;
+  let afterText = false;
   parts.forEach((part, i) => {
     const signature = partSignature(part);
     const seals = signature !== undefined ? unpackSeals(signature) : undefined;
@@ -54,12 +56,15 @@ export function decodeModelParts(parts: readonly Json[], ctx: Ir.TranslateContex
       return;
     }
     const call = typeof part.functionCall === 'object' && part.functionCall !== null ? makeCall(part.functionCall as Json) : undefined;
+    const isText = !call && typeof part.text === 'string';
     if (signature !== undefined && seals === undefined) {
-      out.push({ type: 'reasoning', text: '', details: [signatureEntry(signature, entries++, call ? { callId: call.id } : undefined)] });
+      if (isText && dropsTextSignature(ctx, afterText)) warn(ctx, TEXT_SIGNATURE_DROPPED);
+      else out.push({ type: 'reasoning', text: '', details: [signatureEntry(signature, entries++, call ? { callId: call.id } : undefined)] });
     }
     if (call) out.push(call);
     else if (typeof part.text === 'string') {
       if (part.text !== '') out.push({ type: 'text', text: part.text });
+      afterText ||= part.text !== '';
     } else if (part.inlineData !== undefined || part.fileData !== undefined) warn(ctx, 'media in model turn');
     else if (part.executableCode !== undefined || part.codeExecutionResult !== undefined) warn(ctx, 'code execution parts');
     else if (signature === undefined) warn(ctx, `${Object.keys(part).join('/') || 'empty'} part`);

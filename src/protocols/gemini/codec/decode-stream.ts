@@ -4,7 +4,8 @@
  * thought pieces continue the block of their kind, a function call arrives whole in one part, and
  * the chunk with `finishReason` (which carries the final usage) ends the answer. A signature becomes
  * a reasoning block of its own before the part it came on, as in whole answers (decode-parts.ts);
- * a thought part's own signature goes on its block's details.
+ * a thought part's own signature goes on its block's details. A text part's signature that comes
+ * after text reaches a Messages caller not at all (`dropsTextSignature`).
  */
 import type { SseEvent } from '../../../sse/parse.js';
 import type * as Ir from '../../../translate/ir.js';
@@ -12,7 +13,7 @@ import type { StreamDecoder } from '../../../translate/types.js';
 import { callFromGemini, createdOf, firstCandidate, promptBlocked } from './decode-response.js';
 import { decodeFinishReason } from './finish-reasons.js';
 import { isObject, type Json, num, objects, parseObject, str, warn } from './read.js';
-import { partSignature, signatureEntry } from './signatures.js';
+import { dropsTextSignature, partSignature, signatureEntry, TEXT_SIGNATURE_DROPPED } from './signatures.js';
 import { decodeUsage } from './usage.js';
 
 type Open = { readonly kind: 'text'; readonly index: number } | { readonly kind: 'reasoning'; readonly index: number; readonly entries: Json[] };
@@ -25,6 +26,8 @@ export function createStreamDecoder(ctx: Ir.TranslateContext): StreamDecoder {
   let entries = 0;
   let calls = 0;
   let usage: unknown;
+  /** Text of the answer was sent already (see `dropsTextSignature`). */
+  let textSent = false;
 
   function close(out: Ir.StreamEvent[]): void {
     if (!open) return;
@@ -72,8 +75,10 @@ export function createStreamDecoder(ctx: Ir.TranslateContext): StreamDecoder {
       return;
     }
     if (typeof p.text === 'string') {
-      if (signature !== undefined) signatureBlock(signature, out);
+      if (signature !== undefined && dropsTextSignature(ctx, textSent)) warn(ctx, TEXT_SIGNATURE_DROPPED);
+      else if (signature !== undefined) signatureBlock(signature, out);
       if (p.text === '') return;
+      textSent = true;
       const block = openBlock('text', out);
       out.push({ type: 'block_delta', index: block.index, delta: { type: 'text', text: p.text } });
       return;

@@ -1,7 +1,8 @@
 /**
  * Gemini answers, whole and streamed (recorded shapes in fixtures/), decoded into the IR: what each
  * becomes, that a stream folds into the same answer the whole one gives (compared as the Gemini parts
- * they send back: a stream learns a text part's signature after its text), and the stream's events.
+ * they send back: a stream learns a text part's signature after its text), that a Messages caller
+ * gets no reasoning block after its turn's text, and the stream's events.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -12,8 +13,8 @@ import type { Json } from '#src/translate/types.js';
 import { translateContext } from '../../../../test/helpers/translate-context.js';
 import { geminiCodec } from './codec.js';
 
-const ctx = (): Ir.TranslateContext =>
-  translateContext({ caller: 'messages', upstream: 'gemini', requestedModel: 'claude-x', upstreamModel: 'gemini-3-pro-preview', upstreamDialect: 'openai' });
+const ctx = (caller: Ir.TranslateContext['caller'] = 'messages'): Ir.TranslateContext =>
+  translateContext({ caller, upstream: 'gemini', requestedModel: 'claude-x', upstreamModel: 'gemini-3-pro-preview', upstreamDialect: 'openai' });
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -92,13 +93,78 @@ describe('Gemini answers → IR', () => {
     expect(c.warnings).toEqual([]);
   });
 
+  // A Responses caller: a Messages one loses a text part's signature that streams after the text (below).
   it.each(EXPECTED)('%s: the stream sends back what the whole answer does', (name, expected) => {
-    const streamed = accumulateEvents(streamEvents(fixture(`${name}.sse`)));
+    const c = ctx('responses');
+    const streamed = accumulateEvents(streamEvents(fixture(`${name}.sse`), c));
+    expect(c.warnings).toEqual([]);
     expect({ ...streamed, content: [] }).toEqual({ ...expected, content: [] });
     expect(sentBack(streamed)).toEqual(sentBack(expected));
     // And that is the model turn as Gemini gave it (its empty text part aside).
     const original = (JSON.parse(fixture(`${name}.json`)) as { candidates: Json[] }).candidates[0]!.content;
     expect(sentBack(expected)).toEqual(original);
+  });
+
+  describe('a Messages caller gets no reasoning block after the text of its turn', () => {
+    // Claude Code takes a turn's last block for its result: a text part's signature after the text
+    // would leave it empty. Google checks only function calls' signatures: that one is dropped, listed.
+    const text = (t: string): Ir.AssistantPart => ({ type: 'text', text: t });
+    const body = (parts: Json[]): Json => ({ candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }] });
+    const CASES: [string, (c: Ir.TranslateContext) => readonly Ir.AssistantPart[], readonly Ir.AssistantPart[], string[]][] = [
+      [
+        'streamed, the signature after the text: dropped',
+        (c) => accumulateEvents(streamEvents(fixture('text-signature-last.sse'), c)).content,
+        [text('The answer is 4.')],
+        ['text signature after text'],
+      ],
+      [
+        'whole, the same answer: its one text part signed, the signature before the text',
+        (c) => geminiCodec.decodeResponse(JSON.parse(fixture('text-signature-last.json')) as Json, c).content,
+        EXPECTED[2]![1].content,
+        [],
+      ],
+      [
+        'streamed, the signature on the first text: before it, as whole',
+        (c) => accumulateEvents(streamEvents(fixture('gemini3-parallel-tools.sse'), c)).content,
+        EXPECTED[0]![1].content,
+        [],
+      ],
+      [
+        'whole, the signature on a text part after another: dropped, as streamed',
+        (c) => geminiCodec.decodeResponse(body([{ text: 'One.' }, { text: ' Two.', thoughtSignature: 'c2lnLTI=' }]), c).content,
+        [text('One.'), text(' Two.')],
+        ['text signature after text'],
+      ],
+      [
+        'whole, a call after the text: its signature kept, before it',
+        (c) =>
+          geminiCodec.decodeResponse(body([{ text: 'Checking.' }, { functionCall: { id: 'fc_1', name: 'f', args: {} }, thoughtSignature: 'c2lnLWNhbGw=' }]), c)
+            .content,
+        [
+          text('Checking.'),
+          { type: 'reasoning', text: '', details: [sig('c2lnLWNhbGw=', 0, 'fc_1')] },
+          { type: 'tool_call', id: 'fc_1', name: 'f', kind: 'function', arguments: '{}' },
+        ],
+        [],
+      ],
+    ];
+
+    it.each(CASES)('%s', (_name, decode, expected, warnings) => {
+      const c = ctx('messages');
+      const content = decode(c);
+      expect(content).toEqual(expected);
+      expect(content.at(-1)!.type).not.toBe('reasoning');
+      expect(c.warnings).toEqual(warnings);
+    });
+
+    it.each(['responses', 'chat', 'gemini'] as const)('a %s caller still gets it, after the text', (caller) => {
+      const c = ctx(caller);
+      expect(accumulateEvents(streamEvents(fixture('text-signature-last.sse'), c)).content).toEqual([
+        text('The answer is 4.'),
+        { type: 'reasoning', text: '', details: [sig('c2lnLWxhc3Q=', 0)] },
+      ]);
+      expect(c.warnings).toEqual([]);
+    });
   });
 
   it('opens and closes blocks itself: thoughts continue their block, a call arrives whole', () => {

@@ -8,7 +8,7 @@
  */
 import type * as Ir from '../../../translate/ir.js';
 import { str, warn } from './read.js';
-import { geminiEntries, needsSeal, packSeals, SEALS_BASE64, sealFor, SKIP_SIGNATURE, unplacedPart } from './signatures.js';
+import { geminiEntries, isBareReasoning, needsSeal, packSeals, SEALS_BASE64, sealFor, SKIP_SIGNATURE, unplacedPart } from './signatures.js';
 import { isSeal } from '../../../translate/common/reasoning-seal.js';
 import type { Part } from './wire.js';
 
@@ -46,7 +46,8 @@ export function reasoningParts(p: Ir.ReasoningPart, mode: PartsFor, pending: Pen
   const unplaced = geminiEntries(p).filter((e) => e.id === undefined);
   const onThought = unplaced.filter((e) => e.thought === true).map((e) => str(e.data)!);
   const positional = unplaced.filter((e) => e.thought !== true).map((e) => str(e.data)!);
-  if (needsSeal(whole)) {
+  // Bare text is sealed only for a caller: a Gemini upstream takes it whole as a thought part.
+  if (needsSeal(whole) || (mode === 'answer' && isBareReasoning(whole))) {
     if (mode === 'answer' && ctx.seal) pending.tokens.push(sealFor(whole, ctx.seal));
     else warn(ctx, mode === 'answer' ? 'reasoning not carried' : 'reasoning history');
   }

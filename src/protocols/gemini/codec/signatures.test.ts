@@ -3,8 +3,8 @@
  * text part and on the first of two parallel calls) goes to a Messages, a Responses and a Chat
  * caller as each codec writes it (with the real seal, under a test key); the caller sends it back
  * as its history on the next turn; the Gemini request then has each signature on the part it came
- * from. And the other way: reasoning from Anthropic and OpenAI reaches a Gemini caller sealed in a
- * `thoughtSignature`, and comes back to its upstream whole. History no Gemini produced gets
+ * from. And the other way: reasoning from Anthropic, OpenAI and Chat upstreams reaches a Gemini caller
+ * sealed in a `thoughtSignature`, and comes back to its upstream whole. History no Gemini produced gets
  * Google's documented value, listed.
  */
 import { randomBytes } from 'node:crypto';
@@ -139,6 +139,15 @@ const FOREIGN: [string, Protocol, Ir.AssistantPart[]][] = [
       { type: 'reasoning', text: 'Done.', details: [{ type: 'reasoning.encrypted', data: 'or-data', index: 0 }] },
     ],
   ],
+  [
+    // DeepSeek's thinking mode refuses a tool-call turn without its `reasoning_content`.
+    'bare reasoning text (a DeepSeek-style reasoning_content) before a call',
+    'chat',
+    [
+      { type: 'reasoning', text: 'The user wants Paris.' },
+      { type: 'tool_call', id: 'call_1', name: 'get_weather', kind: 'function', arguments: '{"city":"Paris"}' },
+    ],
+  ],
 ];
 
 describe('reasoning from another upstream reaches a Gemini caller and comes back whole', () => {
@@ -160,14 +169,37 @@ describe('reasoning from another upstream reaches a Gemini caller and comes back
     }
   });
 
-  it('reasoning alone with nothing to carry is a thought part, without a signature', () => {
+  it('bare reasoning text is a thought part for the caller to see, its text sealed on the next part', () => {
     const c = ctx('gemini', 'chat', 'deepseek');
     const body = geminiCodec.encodeResponse(
       { id: 'x', model: 'm', created: 1, content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'ok' }], stopReason: 'end', usage: { inputTokens: 1, outputTokens: 1 } },
       c,
       {},
     ) as { candidates: { content: Json }[] };
-    expect(body.candidates[0]!.content.parts).toEqual([{ text: 'hmm', thought: true }, { text: 'ok' }]);
+    const [thought, text] = body.candidates[0]!.content.parts as Json[];
+    expect(thought).toEqual({ text: 'hmm', thought: true });
+    expect(text).toEqual({ text: 'ok', thoughtSignature: expect.stringMatching(/^bWd3MS/) });
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('bare reasoning text in history goes to a Gemini upstream as a thought part, unsealed and not listed', () => {
+    const c = ctx('chat', 'gemini');
+    const body = geminiCodec.encodeRequest(
+      {
+        model: 'm',
+        system: [],
+        tools: [],
+        stream: false,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'go' }] },
+          { role: 'assistant', content: [{ type: 'reasoning', text: 'hmm' }, { type: 'text', text: 'ok' }] },
+          { role: 'user', content: [{ type: 'text', text: 'again' }] },
+        ],
+      },
+      c,
+    ) as { contents: Json[] };
+    expect(body.contents[1]).toEqual({ role: 'model', parts: [{ text: 'hmm', thought: true }, { text: 'ok' }] });
+    expect(c.warnings).toEqual([]);
   });
 });
 

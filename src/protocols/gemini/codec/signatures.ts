@@ -65,6 +65,14 @@ export function needsSeal(part: Ir.ReasoningPart): boolean {
   return part.encrypted !== undefined || !!part.signature || part.redacted !== undefined || other.length > 0;
 }
 
+/**
+ * Whether the part is reasoning text and nothing else (a Chat upstream's `reasoning_content`). A
+ * strict upstream (DeepSeek's thinking mode) wants that text back on a tool-call turn, and a Gemini
+ * client may drop thought parts: for a Gemini caller it is sealed like the rest, text inside.
+ */
+export const isBareReasoning = (part: Ir.ReasoningPart): boolean =>
+  !needsSeal(part) && geminiEntries(part).length === 0 && (part.text !== '' || (part.summary ?? []).some((t) => t !== ''));
+
 /** The gateway's seal over a reasoning part from another upstream, with its text inside (see the top). */
 export function sealFor(part: Ir.ReasoningPart, seal: NonNullable<Ir.TranslateContext['seal']>): string {
   const other = (part.details ?? []).filter((e) => !isGeminiEntry(e));
@@ -111,6 +119,20 @@ export function openSeal(token: string, ctx: Ir.TranslateContext): Ir.ReasoningP
     ...(carried.details !== undefined ? { details: carried.details } : {}),
   };
 }
+
+/**
+ * Whether a text part's signature stays out of an answer to this caller because text of the answer
+ * came before it. Gemini 3 signs the last part of a turn without function calls, and a stream sends
+ * that signature after the text: to a Messages caller it would be a thinking block after the text,
+ * and Claude Code takes a turn's last block for its result (empty, then). Google checks only the
+ * signatures of function calls; a text part's is recommended back, not required, so here it is
+ * dropped (and listed). A text part's signature before any text (a whole answer's one text part, a
+ * stream's first text chunk) still goes before the text, as for every caller.
+ */
+export const dropsTextSignature = (ctx: Ir.TranslateContext, afterText: boolean): boolean => afterText && ctx.caller === 'messages';
+
+/** What a dropped text signature is listed as. */
+export const TEXT_SIGNATURE_DROPPED = 'text signature after text';
 
 /** A part's `thoughtSignature`, if it has a real one. */
 export function partSignature(part: Json): string | undefined {
