@@ -36,7 +36,7 @@ class Passthrough implements StreamTransform {
     private readonly ctx: RelayContext,
   ) {
     const { model, upstreamModel } = ctx.record;
-    this.rename = renamesAnswer(model, upstreamModel) ? new StreamModelRename(model) : undefined;
+    this.rename = protocols[ctx.protocol].renamesAnswerModel && renamesAnswer(model, upstreamModel) ? new StreamModelRename(model) : undefined;
     this.unchanged = this.rename === undefined;
   }
 
