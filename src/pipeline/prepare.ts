@@ -48,9 +48,10 @@ function envelop(prepared: Prepared, route: Route, envelope: NonNullable<Provide
   const out = envelope(route.target.provider, { protocol: prepared.protocol, operation: prepared.operation, json, headers: prepared.headers });
   let { warnings } = prepared;
   if (out.dropped.length > 0) {
-    // A translation's list is the one its answer's header reads.
-    if (prepared.translation) for (const phrase of out.dropped) warn(prepared.translation.ctx, phrase);
-    else warnings = [...(warnings ?? []), ...out.dropped];
+    // A translation's list is the one its answer's header reads; either is kept as small as warn() keeps it.
+    const list = prepared.translation ? prepared.translation.ctx : { warnings: [...(warnings ?? [])] };
+    for (const phrase of out.dropped) warn(list, phrase);
+    warnings = list.warnings;
   }
   return { ...prepared, headers: out.headers, json: out.json, body: Buffer.from(JSON.stringify(out.json)), warnings };
 }

@@ -112,6 +112,11 @@ export interface ProtocolModule {
    * this protocol as it is (passthrough): the gateway's reasoning seals. Undefined when there is none.
    */
   stripSeals?(raw: Buffer, body: () => Json): { readonly body: Json; readonly dropped: number } | undefined;
+  /**
+   * Whether a passthrough answer is given the model name the caller asked for when the request went
+   * upstream under another (pipeline/relay/answer-model.ts): its clients compare it with their own.
+   */
+  readonly renamesAnswerModel?: boolean;
   /** Fields a translated route refuses (they need state only the provider keeps), and what to do instead. */
   readonly stateful?: { readonly fields: readonly StatefulField[]; readonly instead: string };
 }

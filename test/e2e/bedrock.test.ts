@@ -144,6 +144,18 @@ describe('bedrock with credentials from the environment', () => {
     expect(response.headers.get('x-model-gateway-dropped')).toBe('anthropic-beta files-api-2025-04-14');
   });
 
+  it('a header naming hundreds of betas Bedrock does not know drops them all, and lists a bounded few', async () => {
+    const betas = Array.from({ length: 600 }, (_, i) => `made-up-beta-${i}`);
+    const { response } = await anthropic.beta.messages
+      .create({ model: 'claude-sonnet-4-5', max_tokens: 16, betas, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    expect(body()).not.toHaveProperty('anthropic_beta');
+    const listed = response.headers.get('x-model-gateway-dropped')!.split(', ');
+    expect(listed.length).toBeLessThanOrEqual(32);
+    expect(listed[0]).toBe('anthropic-beta made-up-beta-0');
+    expect(listed.at(-1)).toBe('more');
+  });
+
   it("count_tokens goes to CountTokens and answers in Anthropic's shape", async () => {
     const count = await anthropic.messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] });
     expect(count.input_tokens).toBe(FAKE_INPUT_TOKENS);

@@ -116,11 +116,16 @@ async function chat(url: string, key: string, body: Record<string, unknown> = {}
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], ...body }),
   });
-  return { status: res.statusCode, text: await res.body.text() };
+  const servedBy = res.headers['x-request-id'];
+  return { status: res.statusCode, text: await res.body.text(), servedBy: typeof servedBy === 'string' ? servedBy.replace(/^served-by-/, '') : undefined };
 }
 
-/** Answers with the upstream model it was asked for, so the caller sees which config routed it. */
-const answerWithModel = (req: Received, res: ServerResponse) => sendJson(res, 200, chatJson(String((req.json as { model: string }).model)));
+/**
+ * Answers naming the upstream model it was asked for in its request id, which reaches the caller (the answer's own
+ * `model` is the one the caller asked for), so the caller sees which config routed it.
+ */
+const servedBy = (req: Received) => ({ 'x-request-id': `served-by-${String((req.json as { model: string }).model)}` });
+const answerWithModel = (req: Received, res: ServerResponse) => sendJson(res, 200, chatJson(String((req.json as { model: string }).model)), servedBy(req));
 
 describe('serve --watch', () => {
   it('follows edits: a key added, a model re-mapped, broken edits refused, a fix, a credential change', async () => {
@@ -132,7 +137,7 @@ describe('serve --watch', () => {
     const { exit, url } = await startServe(h, ['--config', file, '--port', '0']);
     await printed(h, 0, 'Watching gateway.config.json for changes');
 
-    expect((await chat(url, GATEWAY_KEY)).text).toContain('"model":"m"');
+    expect((await chat(url, GATEWAY_KEY)).servedBy).toBe('m');
     expect(a.received).toHaveLength(1);
     expect((await chat(url, ALICE_KEY)).status).toBe(401);
 
@@ -144,7 +149,7 @@ describe('serve --watch', () => {
     expect(out).toContain('+ key      dev:alice');
     const viaAlice = await chat(url, ALICE_KEY);
     expect(viaAlice.status).toBe(200);
-    expect(viaAlice.text).toContain('"model":"model-b"');
+    expect(viaAlice.servedBy).toBe('model-b');
     expect(b.received).toHaveLength(1);
     expect(a.received).toHaveLength(1);
 
@@ -154,14 +159,14 @@ describe('serve --watch', () => {
     out = await printed(h, mark, 'gateway.config.json not applied; still serving config #2:');
     expect(out).toContain(`Invalid configuration in ${file}:`);
     expect(out).toMatch(/ {2}- models\.m\.provider: .*nope/);
-    expect((await chat(url, ALICE_KEY)).text).toContain('"model":"model-b"');
+    expect((await chat(url, ALICE_KEY)).servedBy).toBe('model-b');
 
     // 3. Not even JSON, saved by rename: refused with the parser's words.
     mark = h.stdout().length;
     saveAtomically(file, '{ "providers": { ');
     out = await printed(h, mark, 'not applied; still serving config #2:');
     expect(out).toMatch(/ {2}- \(root\): could not parse \(JSON\)/);
-    expect((await chat(url, GATEWAY_KEY)).text).toContain('"model":"model-b"');
+    expect((await chat(url, GATEWAY_KEY)).servedBy).toBe('model-b');
 
     // 4. Fixed, saved by rename again (the watch survives the file being replaced): back to a, alice gone.
     mark = h.stdout().length;
@@ -170,7 +175,7 @@ describe('serve --watch', () => {
     expect(out).toContain('~ model    m: re-mapped b/model-b → a');
     expect(out).toContain('- key      dev:alice');
     expect((await chat(url, ALICE_KEY)).status).toBe(401);
-    expect((await chat(url, GATEWAY_KEY)).text).toContain('"model":"m"');
+    expect((await chat(url, GATEWAY_KEY)).servedBy).toBe('m');
     expect(a.received).toHaveLength(2);
 
     // 5. Saving the same content does nothing; the next real change is config #4, a new credential.
@@ -273,11 +278,11 @@ describe('serve --watch', () => {
   });
 
   it('a reload under load loses no request: in-flight streams finish on the old config, new ones use the new', async () => {
-    // Every upstream streams back the upstream model it was asked for: v1..v4 name the config that routed it.
+    // Every upstream names the upstream model it was asked for: v1..v4 name the config that routed it.
     // "slow" requests take about 2.4 s, longer than all the reloads together; the others about 0.2 s.
     const stream = async (req: Received, res: ServerResponse) => {
       const body = req.json as { model: string; messages: { content: string }[] };
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.writeHead(200, { 'content-type': 'text/event-stream', ...servedBy(req) });
       await writeSlowly(res, chatFrames(body.model, false), body.messages[0]?.content === 'slow' ? 400 : 30);
       res.end();
     };
@@ -297,7 +302,7 @@ describe('serve --watch', () => {
 
     interface Call {
       readonly expected: string | undefined;
-      readonly done: Promise<{ status: number; text: string; endedAt: number }>;
+      readonly done: Promise<{ status: number; text: string; servedBy: string | undefined; endedAt: number }>;
     }
     const call = (content: string, expected: string | undefined): Call => ({
       expected,
@@ -351,12 +356,11 @@ describe('serve --watch', () => {
       expect(r.status, `request ${i}`).toBe(200);
       expect(r.text, `request ${i}`).toContain('"content":" upstream"');
       expect(r.text, `request ${i}`).toContain('data: [DONE]');
-      const model = /"model":"(v\d)"/.exec(r.text)?.[1];
-      if (c.expected !== undefined) expect(model, `request ${i}`).toBe(c.expected);
+      if (c.expected !== undefined) expect(r.servedBy, `request ${i}`).toBe(c.expected);
     }
     for (const r of results.slice(0, 8)) expect(r.endedAt).toBeGreaterThan(lastReloadAt);
     // Requests really were spread over the configs.
-    const served = new Set(results.map((r) => /"model":"(v\d)"/.exec(r.text)?.[1]));
+    const served = new Set(results.map((r) => r.servedBy));
     expect([...served].sort()).toEqual(['v1', 'v2', 'v3', 'v4']);
     expect(trickle.length).toBeGreaterThan(10);
     expect(a.received.length + b.received.length).toBe(results.length);

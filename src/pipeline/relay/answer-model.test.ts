@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { renameInWhole, renamesAnswer, StreamModelRename } from './answer-model.js';
+import { renameFirstModel, renamesAnswer, StreamModelRename } from './answer-model.js';
 
 const ev = (data: unknown, type?: string) => `${type ? `event: ${type}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
-const rename = (...chunks: string[]) => {
-  const r = new StreamModelRename('claude-sonnet');
-  return chunks.map((c) => r.push(Buffer.from(c)).toString());
-};
 
 describe('the model a passthrough answer names', () => {
   it('is renamed only when the request went upstream under another name', () => {
@@ -14,36 +10,27 @@ describe('the model a passthrough answer names', () => {
     expect(renamesAnswer(undefined, 'm')).toBe(false);
   });
 
-  it.each([
+  it("renames message_start's model, whatever name the answer used, and nothing after it", () => {
+    const r = new StreamModelRename('claude-sonnet');
     // Bedrock answers with the model behind its id, not the id it was called with.
-    ['message_start', [ev({ type: 'message_start', message: { id: 'msg_1', model: 'claude-sonnet-4-5-20250929' } }, 'message_start')], 1],
-    ['every Chat chunk, across writes', [ev({ id: 'c', model: 'gpt-x-2026' }) + ev({ id: 'c', model: 'gpt-x-2026' }), ev({ id: 'c', model: 'gpt-x-2026' })], 3],
-  ])('renames %s, whatever name the answer used', (_name, chunks, count) => {
-    const out = rename(...chunks).join('');
-    expect(out.match(/"model":"claude-sonnet"/g)).toHaveLength(count);
-    expect(out).not.toMatch(/20250929|2026/);
+    const start = ev({ type: 'message_start', message: { id: 'msg_1', model: 'claude-sonnet-4-5-20250929', content: [] } }, 'message_start');
+    const later = ev({ type: 'content_block_delta', delta: { type: 'input_json_delta', partial_json: '{"model":"claude-sonnet-4-5-20250929"}' } });
+    expect(r.push(Buffer.from('event: ping\ndata: {"type":"ping"}\n\n')).toString()).toBe('event: ping\ndata: {"type":"ping"}\n\n');
+    expect(JSON.parse(r.push(Buffer.from(start)).toString().split('data: ')[1]!).message.model).toBe('claude-sonnet');
+    expect(r.push(Buffer.from(later)).toString()).toBe(later);
   });
 
-  it('leaves the same bytes inside a string (text, tool input) and other names alone', () => {
-    const first = ev({ type: 'message_start', message: { model: 'claude-sonnet-4-5-20250929' } });
-    const later = ev({ delta: { partial_json: '{"model":"claude-sonnet-4-5-20250929"}' } }) + ev({ metadata: { model: 'other' } });
-    const [, out] = rename(first, later);
-    expect(out).toBe(later);
-  });
-
-  it('leaves a stream that already names the asked model, or names it escaped, as it came', () => {
-    for (const first of [ev({ model: 'claude-sonnet' }), 'data: {"model":"claude\\u002dx"}\n\n']) {
-      const [a, b] = rename(first, ev({ model: 'claude-sonnet-4-5' }));
-      expect(a).toBe(first);
-      expect(b).toBe(ev({ model: 'claude-sonnet-4-5' }));
-    }
-  });
-
-  it("renames a whole answer's own model only, and keeps a body that is not a JSON object", () => {
-    const body = Buffer.from(JSON.stringify({ id: 'msg_1', model: 'claude-sonnet-4-5-20250929', content: [{ type: 'tool_use', input: { model: 'claude-sonnet-4-5-20250929' } }] }));
-    const out = JSON.parse(renameInWhole(body, 'claude-sonnet').toString()) as { model: string; content: [{ input: { model: string } }] };
+  it("renames a whole answer's own model (first), not a tool's input", () => {
+    const body = Buffer.from(JSON.stringify({ model: 'claude-sonnet-4-5-20250929', id: 'msg_1', content: [{ type: 'tool_use', input: { model: 'x' } }] }));
+    const out = JSON.parse(renameFirstModel(body, 'claude-sonnet').out.toString()) as { model: string; content: [{ input: { model: string } }] };
     expect(out.model).toBe('claude-sonnet');
-    expect(out.content[0].input.model).toBe('claude-sonnet-4-5-20250929');
-    for (const other of ['not json', '[1]', '{"id":1}']) expect(renameInWhole(Buffer.from(other), 'claude-sonnet').toString()).toBe(other);
+    expect(out.content[0].input.model).toBe('x');
+  });
+
+  it('leaves bytes without a model, or with an escaped one, as they came', () => {
+    for (const text of ['not json', '{"id":1}', '{"model":"claude\\u002dx"}']) {
+      const bytes = Buffer.from(text);
+      expect(renameFirstModel(bytes, 'claude-sonnet').out).toBe(bytes);
+    }
   });
 });

@@ -27,14 +27,17 @@ class Passthrough implements StreamTransform {
   broken: string | undefined = undefined;
   // Made once the first events are out, so making them does not delay the first byte.
   private follower: Follower | undefined = undefined;
+  /** The answer's model renamed to the caller's, when the request went upstream under another name. */
+  private readonly rename: StreamModelRename | undefined;
 
   constructor(
     readonly status: number,
     readonly headers: Record<string, string>,
     private readonly ctx: RelayContext,
-    private readonly rename: StreamModelRename | undefined,
   ) {
-    this.unchanged = rename === undefined;
+    const { model, upstreamModel } = ctx.record;
+    this.rename = protocols[ctx.protocol].renamesAnswerModel && renamesAnswer(model, upstreamModel) ? new StreamModelRename(model) : undefined;
+    this.unchanged = this.rename === undefined;
   }
 
   push(events: Buffer): Buffer {
@@ -78,6 +81,5 @@ export function passthroughStream(ctx: RelayContext, upstream: UpstreamResponse)
   // A passthrough leaves something out only for an upstream that refuses it (a provider's envelope).
   const dropped = droppedHeader(ctx.record.warnings);
   if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
-  const { model, upstreamModel } = ctx.record;
-  return new Passthrough(upstream.status, headers, ctx, renamesAnswer(model, upstreamModel) ? new StreamModelRename(model) : undefined);
+  return new Passthrough(upstream.status, headers, ctx);
 }

@@ -9,7 +9,7 @@ import { isObject, lastUsageObject, parseJson } from '../../protocols/json.js';
 import { protocols } from '../../protocols/registry.js';
 import { decodeUtf8 } from '../../protocols/decode-utf8.js';
 import { passBackHeaders } from '../../providers/response-headers.js';
-import { renamesAnswer, renameInWhole } from './answer-model.js';
+import { renameFirstModel, renamesAnswer } from './answer-model.js';
 import { droppedHeader } from './dropped.js';
 import type { UpstreamResponse } from '../../providers/types.js';
 import { keepFromStream, keepResponse } from '../../responses-store/keep.js';
@@ -36,7 +36,7 @@ function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer):
   const { record } = ctx;
   const isJson = contentTypeOf(upstream.headers).includes('json');
   const { model, upstreamModel } = record;
-  const sent = isJson && renamesAnswer(model, upstreamModel) ? renameInWhole(body, model) : body;
+  const sent = isJson && protocols[ctx.protocol].renamesAnswerModel && renamesAnswer(model, upstreamModel) ? renameFirstModel(body, model).out : body;
   const headers: Record<string, string | number> = passBackHeaders(upstream.headers);
   headers['content-length'] = sent.length;
   const dropped = droppedHeader(record.warnings);

@@ -49,4 +49,6 @@ export const messages: ProtocolModule = {
   // `max_tokens` is required, so a key group's cap never needs adding.
   asks: { outputTokens: ['max_tokens'] },
   stripSeals,
+  // Claude Code sends signed thinking back only from answers that name the model it asked for.
+  renamesAnswerModel: true,
 };

@@ -11,7 +11,7 @@ const MAX_PHRASE = 100;
 const MORE = 'more';
 
 /** Records a dropped or approximated feature, once per request (the list ends up in a response header). */
-export function warn(ctx: TranslateContext, phrase: string): void {
+export function warn(ctx: Pick<TranslateContext, 'warnings'>, phrase: string): void {
   const warnings = ctx.warnings;
   if (warnings.length >= MAX_WARNINGS) return;
   const kept = phrase.length > MAX_PHRASE ? `${phrase.slice(0, MAX_PHRASE - 3)}...` : phrase;
