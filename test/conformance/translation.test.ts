@@ -89,12 +89,12 @@ function lossy(caller: Protocol, upstream: Protocol) {
     // An Anthropic caller can only be given thinking that carries an Anthropic signature; reasoning from an
     // OpenAI upstream is dropped (never turned into text). Chat callers get it as reasoning_content only when
     // the SDK keeps that non-standard field, which the stream helper does not.
-    // A Gemini caller is shown thoughts as thought parts; reasoning that carries a signature or encrypted
-    // content (Messages, Responses) also rides sealed on the next part, which a reader without the
-    // gateway's key reads as no reasoning.
+    // A Gemini caller is shown thoughts as thought parts; reasoning from another vendor (Messages, Responses,
+    // a Chat server's reasoning_content) also rides sealed on the next part, so that it comes back whole when
+    // the client drops thought parts, and a reader without the gateway's key reads that as no reasoning.
     reasoning: (stream: boolean) =>
       caller === 'responses' ||
-      (caller === 'gemini' && (upstream === 'gemini' || upstream === 'chat')) ||
+      (caller === 'gemini' && upstream === 'gemini') ||
       (caller === 'messages' && upstream === 'messages') ||
       (caller === 'chat' && !stream),
   };
