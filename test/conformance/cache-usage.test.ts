@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { protocols } from '#src/protocols/registry.js';
 import { PROTOCOLS } from '#src/protocols/types.js';
-import type { Json } from '#src/translate/types.js';
 import { translatorFor } from '#src/translate/registry.js';
 import type { Usage } from '#src/protocols/types.js';
 import { translateContext } from '../helpers/translate-context.js';
