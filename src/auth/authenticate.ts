@@ -27,11 +27,41 @@ export function trimHttpSpace(text: string): string {
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
-/** `x-api-key` first (what Anthropic does when both arrive), then `Authorization: Bearer` (docs/protocols.md, "Keys"). */
-export function extractKey(headers: IncomingHttpHeaders, style: KeyStyle): string | undefined {
+/** What a key is read from: the headers, and (Google's `key` parameter) the URL. An IncomingMessage is one. */
+export interface KeyedRequest {
+  readonly headers: IncomingHttpHeaders;
+  readonly url?: string | undefined;
+}
+
+/**
+ * Google's `key` query parameter; undefined when absent or empty. Only the first `?` starts the
+ * query, and `+` and percent escapes read as URLSearchParams reads them.
+ */
+export function queryKey(url: string | undefined): string | undefined {
+  const q = url === undefined ? -1 : url.indexOf('?');
+  if (q === -1) return undefined;
+  const keys = new URLSearchParams(url!.slice(q + 1)).getAll('key');
+  // Sent twice, the key is ambiguous (refuseRepeatedKeys, throttle.ts, refuses it first).
+  const key = keys[0];
+  return key === undefined || key === '' ? undefined : key;
+}
+
+/**
+ * The style's own place first, then `Authorization: Bearer` (docs/protocols.md, "Keys"): Anthropic's
+ * `x-api-key` (what Anthropic does when both arrive); Google's `x-goog-api-key` header, then its
+ * `key` query parameter (the header first, as Google reads them).
+ */
+export function extractKey(req: KeyedRequest, style: KeyStyle): string | undefined {
+  const { headers } = req;
   if (style === 'anthropic') {
     const apiKey = headers['x-api-key'];
     if (typeof apiKey === 'string' && apiKey !== '') return trimHttpSpace(apiKey);
+  }
+  if (style === 'google') {
+    const apiKey = headers['x-goog-api-key'];
+    if (typeof apiKey === 'string' && apiKey !== '') return trimHttpSpace(apiKey);
+    const inQuery = queryKey(req.url);
+    if (inQuery !== undefined) return inQuery;
   }
   const auth = headers.authorization;
   if (typeof auth === 'string') {
@@ -62,6 +92,12 @@ function bytesOf(key: GatewayKey): Buffer {
   return bytes;
 }
 
+const MISSING = {
+  bearer: 'Missing API key. Send it as `Authorization: Bearer <key>`.',
+  anthropic: 'Missing API key. Send it in the `x-api-key` header or as `Authorization: Bearer <key>`.',
+  google: 'Missing API key. Send it in the `x-goog-api-key` header or as the `key` query parameter.',
+} as const satisfies Record<KeyStyle, string>;
+
 /** The key a connection last authenticated with, and the config it was found in. */
 interface ConnectionKey {
   readonly config: Config;
@@ -79,15 +115,9 @@ const byConnection = new WeakMap<object, ConnectionKey>();
  * must not let one learn another's key from how long a wrong guess takes. A reload makes a new
  * Config, so a key removed from it is checked again.
  */
-export function authenticate(config: Config, headers: IncomingHttpHeaders, style: KeyStyle, connection?: object): GatewayKey {
-  const key = extractKey(headers, style);
-  if (key === undefined) {
-    throw authenticationFailed(
-      style === 'anthropic'
-        ? 'Missing API key. Send it in the `x-api-key` header or as `Authorization: Bearer <key>`.'
-        : 'Missing API key. Send it as `Authorization: Bearer <key>`.',
-    );
-  }
+export function authenticate(config: Config, req: KeyedRequest, style: KeyStyle, connection?: object): GatewayKey {
+  const key = extractKey(req, style);
+  if (key === undefined) throw authenticationFailed(MISSING[style]);
   const last = connection && byConnection.get(connection);
   if (last && last.config === config && sameText(last.presented, key)) return last.key;
   const digest = digestKey(key);
@@ -105,10 +135,10 @@ export function authenticate(config: Config, headers: IncomingHttpHeaders, style
  * same key; undefined otherwise. Proves nothing new about any key: only a caller who sent the
  * key before, on this connection, gets an answer.
  */
-export function rememberedKey(config: Config, headers: IncomingHttpHeaders, style: KeyStyle, connection: object): GatewayKey | undefined {
+export function rememberedKey(config: Config, req: KeyedRequest, style: KeyStyle, connection: object): GatewayKey | undefined {
   const last = byConnection.get(connection);
   if (!last || last.config !== config) return undefined;
-  const key = extractKey(headers, style);
+  const key = extractKey(req, style);
   return key !== undefined && sameText(last.presented, key) ? last.key : undefined;
 }
 

@@ -6,13 +6,11 @@
 import type { KeyGroupConfig, ModelConfig } from '../config/types.js';
 import { matchGlob } from '../config/glob.js';
 import { invalidRequest, permissionDenied } from '../errors.js';
+import { protocols } from '../protocols/registry.js';
 import type { Feature, Protocol } from '../protocols/types.js';
 
-const protocolNames = {
-  responses: 'the Responses API',
-  chat: 'Chat Completions',
-  messages: 'the Messages API',
-} as const satisfies Record<Protocol, string>;
+/** "the Responses API", "the Gemini API": a protocol as the refusals name it. */
+const protocolName = (protocol: Protocol): string => `the ${protocols[protocol].title} API`;
 
 const featureNames = {
   tools: 'tools',
@@ -30,10 +28,10 @@ export function authorizeModel(group: KeyGroupConfig, model: ModelConfig, reques
     throw permissionDenied(`Key group '${group.name}' may not use model '${requested}'.`, 'model');
   }
   if (!group.protocols.has(protocol)) {
-    throw permissionDenied(`Key group '${group.name}' may not use ${protocolNames[protocol]}.`);
+    throw permissionDenied(`Key group '${group.name}' may not use ${protocolName(protocol)}.`);
   }
   if (!model.protocols.has(protocol)) {
-    throw invalidRequest(`Model '${requested}' is not available through ${protocolNames[protocol]}.`, 'model');
+    throw invalidRequest(`Model '${requested}' is not available through ${protocolName(protocol)}.`, 'model');
   }
 }
 

@@ -7,19 +7,35 @@
 import type { KeyGroupConfig } from '../config/types.js';
 import type { Dialect } from '../providers/kind.js';
 import { invalidRequest, permissionDenied } from '../errors.js';
-import type { Json } from '../protocols/json.js';
+import { isObject, type Json } from '../protocols/json.js';
 import { protocols } from '../protocols/registry.js';
 import type { Protocol } from '../protocols/types.js';
+
+/** The value at a field of `asks`: a key of the body, or a dotted path (`generationConfig.maxOutputTokens`). */
+function askAt(body: Json, field: string): unknown {
+  if (!field.includes('.')) return body[field];
+  let v: unknown = body;
+  for (const key of field.split('.')) v = isObject(v) ? v[key] : undefined;
+  return v;
+}
+
+/** `body` with `value` at `field` (dotted: the objects on the way copied, or made where absent). */
+export function withAsk(body: Json, field: string, value: number): Json {
+  const [head, ...rest] = field.split('.') as [string, ...string[]];
+  if (rest.length === 0) return { ...body, [head]: value };
+  const inner = isObject(body[head]) ? body[head] : {};
+  return { ...body, [head]: withAsk(inner, rest.join('.'), value) };
+}
 
 /** Throws when a create request asks for more than its group's caps allow (the fields each protocol reads: its `asks`). */
 export function checkGroupCaps(group: KeyGroupConfig, protocol: Protocol, body: Json): void {
   const { asks } = protocols[protocol];
   const tokens = group.maxOutputTokens;
   if (tokens !== undefined) {
-    for (const field of asks.outputTokens) checkAsk(group, body[field], field, tokens, 'output tokens', 'maxOutputTokens');
+    for (const field of asks.outputTokens) checkAsk(group, askAt(body, field), field, tokens, 'output tokens', 'maxOutputTokens');
   }
   const choices = group.maxChoices;
-  if (choices !== undefined && asks.choices !== undefined) checkAsk(group, body[asks.choices], asks.choices, choices, 'choices', 'maxChoices');
+  if (choices !== undefined && asks.choices !== undefined) checkAsk(group, askAt(body, asks.choices), asks.choices, choices, 'choices', 'maxChoices');
 }
 
 function checkAsk(group: KeyGroupConfig, value: unknown, field: string, cap: number, what: string, setting: string): void {
@@ -44,7 +60,10 @@ export function outputCapToAdd(group: KeyGroupConfig, protocol: Protocol, operat
   const module = protocols[protocol];
   if (cap === undefined || operation !== 'create' || module.outputCapField === undefined) return undefined;
   const json = body();
-  for (const field of module.asks.outputTokens) if (json[field] !== undefined && json[field] !== null) return undefined;
+  for (const field of module.asks.outputTokens) {
+    const asked = askAt(json, field);
+    if (asked !== undefined && asked !== null) return undefined;
+  }
   return cap;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientBlock, newAuthThrottle, noteFailure, refuseRepeatedKeyHeaders, waitMs, WINDOW_MS } from './throttle.js';
+import { clientBlock, newAuthThrottle, noteFailure, refuseRepeatedKeys, waitMs, WINDOW_MS } from './throttle.js';
 
 describe('the auth-failure throttle', () => {
   it('throttles an address once it reaches the limit, until its minute is over', () => {
@@ -43,8 +43,21 @@ describe('the auth-failure throttle', () => {
     [['x-api-key', 'a', 'X-API-KEY', 'b'], /x-api-key/],
     [['host', 'x', 'authorization', 'Bearer a', 'x-api-key', 'a'], undefined],
     [['authorizations', 'a', 'authorization', 'Bearer a'], undefined],
+    [['x-goog-api-key', 'a', 'X-Goog-Api-Key', 'a'], /x-goog-api-key/],
+    [['x-goog-api-key', 'a', 'x-api-key', 'a', 'authorization', 'Bearer a'], undefined],
   ])('refuses a repeated key header: %j', (raw, refused) => {
-    if (refused) expect(() => refuseRepeatedKeyHeaders(raw)).toThrow(refused);
-    else expect(() => refuseRepeatedKeyHeaders(raw)).not.toThrow();
+    if (refused) expect(() => refuseRepeatedKeys(raw, '/v1/messages')).toThrow(refused);
+    else expect(() => refuseRepeatedKeys(raw, '/v1/messages')).not.toThrow();
+  });
+
+  it.each([
+    ['/v1beta/models?key=a&key=a', true],
+    ['/v1beta/models?key=a&alt=sse&key=b', true],
+    ['/v1beta/models?key=a&alt=sse', false],
+    ['/v1beta/models?keys=a&key=b', false],
+    [undefined, false],
+  ])('refuses a repeated key query parameter: %s', (url, refused) => {
+    if (refused) expect(() => refuseRepeatedKeys([], url)).toThrow(/`key` query parameter/);
+    else expect(() => refuseRepeatedKeys([], url)).not.toThrow();
   });
 });

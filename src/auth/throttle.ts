@@ -77,24 +77,28 @@ export function clientBlock(address: string | undefined): string {
   return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-/** Names of the headers that carry a key; each may appear once. */
-const KEY_HEADERS = ['authorization', 'x-api-key'] as const;
+/** The headers that carry a key, as the refusal names them; each may appear once. */
+const KEY_HEADERS = ['Authorization', 'x-api-key', 'x-goog-api-key'] as const;
 
 /**
  * A key header sent twice is ambiguous: Node keeps the first `Authorization` and joins repeated
- * `x-api-key` values, and a proxy in between may have read the other one.
+ * `x-api-key` values, and a proxy in between may have read the other one. So is a `key` query
+ * parameter given twice.
  */
-export function refuseRepeatedKeyHeaders(rawHeaders: readonly string[]): void {
-  let authorization = 0;
-  let apiKey = 0;
+export function refuseRepeatedKeys(rawHeaders: readonly string[], url: string | undefined): void {
+  const seen = [0, 0, 0];
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') authorization++;
-    else if (name.length === 9 && name.toLowerCase() === 'x-api-key') apiKey++;
+    // Lengths first: most headers are none of these, and are not lower-cased to find it out.
+    for (let k = 0; k < KEY_HEADERS.length; k++) {
+      if (name.length === KEY_HEADERS[k]!.length && name.toLowerCase() === KEY_HEADERS[k]!.toLowerCase()) seen[k]!++;
+    }
   }
-  const repeated = authorization > 1 ? KEY_HEADERS[0] : apiKey > 1 ? KEY_HEADERS[1] : undefined;
-  if (repeated) {
-    throw invalidRequest(`The request carries more than one ${repeated === 'authorization' ? 'Authorization' : 'x-api-key'} header; send the key once.`);
+  const repeated = KEY_HEADERS.find((_, k) => seen[k]! > 1);
+  if (repeated) throw invalidRequest(`The request carries more than one ${repeated} header; send the key once.`);
+  const q = url === undefined ? -1 : url.indexOf('?');
+  if (q !== -1 && new URLSearchParams(url!.slice(q + 1)).getAll('key').length > 1) {
+    throw invalidRequest('The request carries more than one `key` query parameter; send the key once.', 'key');
   }
 }
 
@@ -106,16 +110,16 @@ export function authenticateThrottled(
   style: KeyStyle,
   now = Date.now(),
 ): GatewayKey {
-  refuseRepeatedKeyHeaders(req.rawHeaders);
+  refuseRepeatedKeys(req.rawHeaders, req.url);
   const address = clientBlock(req.socket.remoteAddress);
   const wait = waitMs(throttle, address, config.server.authFailuresPerMinute, now);
   if (wait > 0) {
-    const known = rememberedKey(config, req.headers, style, req.socket);
+    const known = rememberedKey(config, req, style, req.socket);
     if (known) return known;
     throw tooManyFailures(wait);
   }
   try {
-    return authenticate(config, req.headers, style, req.socket);
+    return authenticate(config, req, style, req.socket);
   } catch (err) {
     if (err instanceof GatewayError && err.kind === 'authentication') noteFailure(throttle, address, now);
     throw err;

@@ -1,12 +1,25 @@
 /**
  * The start-up banner: where the gateway listens, what it serves (secrets
- * masked), and ready-to-paste lines for Claude Code, Codex and the two SDKs.
+ * masked), and ready-to-paste lines for Claude Code, Codex, the Gemini CLI and the two SDKs.
  */
 import type { ChalkInstance } from 'chalk';
 import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
 import { printable } from '../log/terminal-text.js';
 import { providerKind } from '../providers/kinds.js';
-import { anthropicEnv, claudeCodeEnv, claudeModelFor, codexModelFor, codexToml, CODEX_ENV_KEY, inlineEnv, openaiEnv, type SnippetInput } from './snippets.js';
+import {
+  anthropicEnv,
+  claudeCodeEnv,
+  claudeModelFor,
+  codexModelFor,
+  codexToml,
+  CODEX_ENV_KEY,
+  geminiCliEnv,
+  geminiCliSettings,
+  geminiModelFor,
+  inlineEnv,
+  openaiEnv,
+  type SnippetInput,
+} from './snippets.js';
 
 export interface BannerInput {
   readonly url: string;
@@ -68,7 +81,7 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   }
 
   const claudeModel = claudeModelFor(config);
-  const snippet: SnippetInput = { url, key: { text: key }, claudeModel, codexModel: codexModelFor(config) };
+  const snippet: SnippetInput = { url, key: { text: key }, claudeModel, codexModel: codexModelFor(config), geminiModel: geminiModelFor(config) };
   // One line per client: only the variables it cannot do without (`model-gateway env` prints the full set).
   const claudeVars = claudeCodeEnv(snippet).filter((e) => ['ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_MODEL'].includes(e.name));
   const hint = (name: string, text: string) => `  ${c.cyan(name.padEnd(14))}${text}`;
@@ -78,6 +91,8 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   for (const toml of codexToml(snippet).filter((l) => l !== '')) {
     lines.push(`${' '.repeat(18)}${c.gray(toml)}`);
   }
+  lines.push(hint('Gemini CLI', `${inlineEnv(geminiCliEnv(snippet))} gemini, with this in ~/.gemini/settings.json:`));
+  lines.push(`${' '.repeat(18)}${c.gray(geminiCliSettings().map((l) => l.trim()).join(' '))}`);
   lines.push(hint('OpenAI SDK', inlineEnv(openaiEnv(snippet))));
   lines.push(hint('Anthropic SDK', inlineEnv(anthropicEnv(snippet))));
   lines.push('', c.gray('Ctrl-C stops it. Requests are logged below.'), '');

@@ -25,7 +25,7 @@ function parseMs(value: string): number {
 }
 
 /** Spelled out here, not imported, so `--help` loads no command code. */
-const CLIENT_NAMES = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const satisfies readonly ClientName[];
+const CLIENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'openai', 'anthropic', 'shell'] as const satisfies readonly ClientName[];
 
 function parseCount(value: string): number {
   const n = Number(value);
@@ -143,7 +143,7 @@ export function createProgram(io: CliIo): Command {
     .description('print exactly what to paste to point a client at the gateway')
     .addArgument(new Argument('<client>', `one of: ${CLIENT_NAMES.join(', ')}`).choices(CLIENT_NAMES))
     .option('-k, --key <key>', 'put this gateway key in the lines (default: refer to $MODEL_GATEWAY_KEY)')
-    .option('-m, --model <model>', "the model the client should ask for (Claude Code: all its model variables; Codex: model)")
+    .option('-m, --model <model>', "the model the client should ask for (Claude Code: all its model variables; Codex: model; Gemini CLI: GEMINI_MODEL)")
     .option('-c, --config <file>', 'config file for the URL and model names (default: search the current folder)')
     .option('--url <url>', "the gateway's base URL (default: from the config's server section); skips reading the config")
     .addHelpText(

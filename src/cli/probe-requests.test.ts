@@ -19,8 +19,9 @@ const cases = PROTOCOLS.flatMap((protocol) => TYPES.map((type) => [protocol, typ
 const clock = { now: () => 1_700_000_000_000, newId: (prefix: string) => `${prefix}test` };
 const ctx = (protocol: Protocol) => answerContext(protocol, 'm', clock);
 
-const inspect = (protocol: Protocol, body: unknown) =>
-  protocols[protocol].inspect({ operation: 'create', body, params: {} }, DEFAULT_SERVER_LIMITS);
+// A protocol that puts the model and the stream in the path (Gemini) reads them from there; the others from the body.
+const inspect = (protocol: Protocol, body: unknown, stream = false) =>
+  protocols[protocol].inspect({ operation: 'create', body, params: { model: 'm' }, stream, url: stream ? '/?alt=sse' : '/' }, DEFAULT_SERVER_LIMITS);
 
 describe('probe requests', () => {
   it.each(cases)('%s to a %s provider: a capped reply, the same streamed, a forced tool', (protocol, type) => {
@@ -33,8 +34,8 @@ describe('probe requests', () => {
     expect(replyIr.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: expect.any(String) }] }]);
 
     const streamed = replyBody(protocol, type, 'm', true);
-    expect(inspect(protocol, streamed)).toMatchObject({ model: 'm', stream: true, features: ['streaming'] });
-    expect(codec.decodeRequest(streamed, ctx(protocol))).toMatchObject({ maxOutputTokens: REPLY_MAX_TOKENS, stream: true });
+    expect(inspect(protocol, streamed, true)).toMatchObject({ model: 'm', stream: true, features: ['streaming'] });
+    expect(codec.decodeRequest(streamed, { ...ctx(protocol), stream: true })).toMatchObject({ maxOutputTokens: REPLY_MAX_TOKENS, stream: true });
 
     const tool = toolBody(protocol, type, 'm');
     expect(inspect(protocol, tool)).toMatchObject({ model: 'm', stream: false, features: ['tools'] });

@@ -4,7 +4,8 @@
  * paste) and the `serve` banner (one-line hints).
  * @see README.md, "Pointing clients at the gateway"
  */
-import type { Config, ServerConfig } from '../config/types.js';
+import { groupAllowsModel } from '../auth/authorize.js';
+import type { Config, KeyGroupConfig, ServerConfig } from '../config/types.js';
 import { shellQuote } from '../inspector/common/shell.js';
 import { printableJson } from '../log/terminal-text.js';
 import { findModel } from '../routing/resolve-model.js';
@@ -12,7 +13,7 @@ import { findModel } from '../routing/resolve-model.js';
 // Values from the config and the command line go into shell text through the one quoting module.
 export { shellQuote };
 
-export const CLIENTS = ['claude-code', 'codex', 'openai', 'anthropic', 'shell'] as const;
+export const CLIENTS = ['claude-code', 'codex', 'gemini-cli', 'openai', 'anthropic', 'shell'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 /** The variable Codex reads the key from (`env_key`); its own OPENAI_API_KEY is left alone. */
@@ -36,12 +37,16 @@ export interface SnippetInput {
   readonly claudeModel?: string | undefined;
   /** The `model` line of Codex's config.toml. */
   readonly codexModel: string;
+  /** Set: the Gemini CLI asks for this model (`GEMINI_MODEL`; `geminiModelFor` always names one). */
+  readonly geminiModel?: string | undefined;
 }
 
 export interface Snippet {
   readonly env: readonly EnvVar[];
   /** Codex only: the config.toml lines. */
   readonly toml?: readonly string[];
+  /** The Gemini CLI only: its settings.json lines. */
+  readonly settings?: readonly string[];
 }
 
 const text = (t: string): EnvValue => ({ text: t });
@@ -88,6 +93,26 @@ export function codexToml(input: SnippetInput): string[] {
   ];
 }
 
+/**
+ * The Gemini CLI: the Google SDK's base URL (no version: the SDK adds `/v1beta`), the key it sends
+ * as `x-goog-api-key`, and the model (see `geminiModelFor`).
+ */
+export const geminiCliEnv = (input: SnippetInput): EnvVar[] => [
+  v('GOOGLE_GEMINI_BASE_URL', text(input.url)),
+  v('GEMINI_API_KEY', input.key),
+  ...(input.geminiModel === undefined ? [] : [v('GEMINI_MODEL', text(input.geminiModel))]),
+];
+
+/**
+ * The Gemini CLI's settings.json (~/.gemini/settings.json): without an auth type chosen there it
+ * asks interactively, or refuses to start non-interactively; `gemini-api-key` makes it use GEMINI_API_KEY.
+ * Its usage statistics go to Google whatever its base URL, unless `privacy.usageStatisticsEnabled` is off.
+ */
+export function geminiCliSettings(): string[] {
+  // Constant text: nothing from the config or the command line goes into these lines.
+  return ['{', '  "security": { "auth": { "selectedType": "gemini-api-key" } },', '  "privacy": { "usageStatisticsEnabled": false }', '}'];
+}
+
 export const openaiEnv = (input: SnippetInput): EnvVar[] => [
   v('OPENAI_BASE_URL', text(`${input.url}/v1`)),
   v('OPENAI_API_KEY', input.key),
@@ -104,6 +129,8 @@ export function clientSnippet(client: ClientName, input: SnippetInput): Snippet 
       return { env: claudeCodeEnv(input) };
     case 'codex':
       return { env: [v(CODEX_ENV_KEY, input.key)], toml: codexToml(input) };
+    case 'gemini-cli':
+      return { env: geminiCliEnv(input), settings: geminiCliSettings() };
     case 'openai':
       return { env: openaiEnv(input) };
     case 'anthropic':
@@ -149,6 +176,24 @@ export function claudeModelFor(config: Config, requested?: string): string | und
   if (requested !== undefined) return requested;
   const example = exampleModel(config);
   return example !== undefined && !findModel(config, 'claude-sonnet-4-5') ? example : undefined;
+}
+
+/** The Pro model the Gemini CLI's default (`auto`) answers with: GEMINI_MODEL when no configured model serves it. */
+export const GEMINI_CLI_MODEL = 'gemini-3.1-pro-preview';
+
+/**
+ * The model the Gemini CLI should ask for, always named: its default (`auto`) first asks a Flash-Lite
+ * model, by Google's name, to rate the prompt in JSON, then sends the prompt to a Pro model, which
+ * works through the gateway only where both names route to models able to. The requested model, else
+ * the first exact model served to Gemini callers (and that `group` may call) named `gemini-*`, else
+ * the first such model, else the CLI's own Pro model.
+ */
+export function geminiModelFor(config: Config, requested?: string, group?: KeyGroupConfig): string {
+  if (requested !== undefined) return requested;
+  const served = [...config.models.entries()]
+    .filter(([name, model]) => model.protocols.has('gemini') && (group === undefined || (group.protocols.has('gemini') && groupAllowsModel(group, name))))
+    .map(([name]) => name);
+  return served.find((name) => name.startsWith('gemini-')) ?? served[0] ?? GEMINI_CLI_MODEL;
 }
 
 /** Codex's config.toml always names a model: the requested one, Codex's own when it routes, else an exact one that does. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, type ConfigIssue } from '../errors.js';
 import { parseConfig } from './parse.js';
 import type { Config } from './types.js';
+import { PROTOCOLS } from '../protocols/types.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const DIGEST = sha('test');
@@ -35,7 +36,7 @@ function issuesOf(raw: unknown, env: Record<string, string | undefined> = {}): r
   throw new Error('expected a ConfigError');
 }
 
-const ENUM_PROTOCOLS = '"responses", "chat", "messages"';
+const ENUM_PROTOCOLS = PROTOCOLS.map((p) => `"${p}"`).join(', ');
 const ENUM_FEATURES = '"tools", "images", "streaming", "reasoning"';
 
 describe('parseConfig: validation issues', () => {
@@ -66,7 +67,7 @@ describe('parseConfig: validation issues', () => {
     [
       'missing provider type',
       (c) => delete c.providers.openai.type,
-      [{ path: 'providers.openai.type', message: 'required: one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "vertex", "bedrock"' }],
+      [{ path: 'providers.openai.type', message: 'required: one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "vertex", "bedrock", "gemini"' }],
     ],
     [
       'unknown provider type',
@@ -74,7 +75,7 @@ describe('parseConfig: validation issues', () => {
       [
         {
           path: 'providers.openai.type',
-          message: 'must be one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "vertex", "bedrock" (got "azure")',
+          message: 'must be one of "openai", "anthropic", "openai-compatible", "echo", "azure-openai", "foundry", "vertex", "bedrock", "gemini" (got "azure")',
         },
       ],
     ],
@@ -380,7 +381,7 @@ describe('parseConfig: defaults', () => {
     ['openai', 'https://api.openai.com/v1', ['responses', 'chat'], undefined],
     ['anthropic', 'https://api.anthropic.com', ['messages'], 'sk-ant'],
     ['local', 'http://localhost:8080/v1', ['chat', 'responses'], undefined],
-    ['echo', '', ['responses', 'chat', 'messages'], undefined],
+    ['echo', '', ['responses', 'chat', 'messages', 'gemini'], undefined],
   ])('provider %s: baseUrl %j, protocols %j, apiKey %j', (id, baseUrl, protocols, apiKey) => {
     const p = config.providers.get(id);
     expect(p?.id).toBe(id);
@@ -416,7 +417,7 @@ describe('parseConfig: defaults', () => {
       isGlob: false,
       provider: 'openai',
       upstreamModel: undefined,
-      protocols: new Set(['responses', 'chat', 'messages']),
+      protocols: new Set(['responses', 'chat', 'messages', 'gemini']),
       features: new Set(['tools', 'images', 'streaming', 'reasoning']),
       description: undefined,
       maxOutputTokens: undefined,
@@ -438,7 +439,7 @@ describe('parseConfig: defaults', () => {
       name: 'g',
       keys: [],
       models: ['*'],
-      protocols: new Set(['responses', 'chat', 'messages']),
+      protocols: new Set(['responses', 'chat', 'messages', 'gemini']),
       features: new Set(['tools', 'images', 'streaming', 'reasoning']),
       limits: {},
     });

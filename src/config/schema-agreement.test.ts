@@ -130,6 +130,8 @@ const valid: readonly Case[] = [
   { name: 'a vertex provider on application default credentials', config: withProvider({ type: 'vertex', region: 'us-east5' }) },
   { name: 'a vertex provider on the global endpoint with a key file', config: withProvider({ type: 'vertex', region: 'global', project: 'my-project', credentialsFile: 'key.json' }) },
   { name: 'a vertex provider with its region from the environment and a base URL', config: withProvider({ type: 'vertex', region: '${CLOUD_ML_REGION}', baseUrl: 'https://vertex-proxy.example.com' }) },
+  { name: "a gemini provider at Google's endpoint", config: withProvider({ type: 'gemini', apiKey: 'AIza-k' }) },
+  { name: 'a gemini provider at the v1 API through a proxy', config: withProvider({ type: 'gemini', apiKey: 'k', baseUrl: 'https://gemini-proxy.example.com/v1' }) },
   {
     name: 'base URLs from environment variables',
     config: withSection('providers', {
@@ -218,6 +220,8 @@ const invalid: readonly Case[] = [
   { name: 'vertex region that is not a region name', config: withProvider({ type: 'vertex', region: 'us-east5/x' }), pointer: '/providers/p/region', problem: /providers\.p\.region: must be a Google Cloud region/ },
   { name: 'vertex project that is not a project id', config: withProvider({ type: 'vertex', region: 'us-east5', project: 'My Project' }), pointer: '/providers/p/project', problem: /providers\.p\.project: must be a Google Cloud project id/ },
   { name: 'vertex with an API key', config: withProvider({ type: 'vertex', region: 'us-east5', apiKey: 'k' }), pointer: '/providers/p/apiKey', problem: /providers\.p\.apiKey: Vertex AI takes no API key/ },
+  { name: 'gemini with a base URL without a scheme', config: withProvider({ type: 'gemini', baseUrl: 'generativelanguage.googleapis.com/v1beta' }), pointer: '/providers/p/baseUrl', problem: /baseUrl/ },
+  { name: 'gemini with a vertex field', config: withProvider({ type: 'gemini', apiKey: 'k', region: 'us-east5' }), pointer: '/providers/p/region', problem: /providers\.p\.region: unknown field/ },
   { name: 'azure-openai resource that is not a name', config: withProvider({ type: 'azure-openai', resource: 'contoso.evil.com/x' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: must be an Azure resource name/ },
   { name: 'a field of another kind', config: withProvider({ type: 'openai', resource: 'contoso' }), pointer: '/providers/p/resource', problem: /providers\.p\.resource: unknown field/ },
   // The next three are rules.ts rules, stated in the schema by json-schema.ts.

@@ -38,7 +38,7 @@ describe('readExchangeLine', () => {
     ['a header value that is an object', line({ request: { headers: { 'x\u001b[2J': {} }, body: BODY } }), '"request.headers.*": not a string, a number or a list of strings'],
     ['a request without a body', line({ request: { headers: {} } }), '"request.body": missing'],
     ['attempts that are an object', line({ attempts: {} }), '"attempts": expected array, received object'],
-    ['an attempt of an unknown protocol', line({ attempts: [{ ...GOOD.attempts[0], protocol: 'smtp' }] }), '"attempts.0.protocol": expected one of "responses"|"chat"|"messages"'],
+    ['an attempt of an unknown protocol', line({ attempts: [{ ...GOOD.attempts[0], protocol: 'smtp' }] }), '"attempts.0.protocol": expected one of "responses"|"chat"|"messages"|"gemini"'],
     ['an event time that is a string', line({ response: { body: { bytes: 1, events: [{ t: 'soon', data: 1 }] } } }), '"response.body.events.0.t": expected number, received string'],
     ['events that are a string', line({ response: { body: { bytes: 1, events: 'x' } } }), '"response.body.events": expected array, received string'],
     ['usage that is a number', line({ usage: 5 }), '"usage": expected object, received number'],

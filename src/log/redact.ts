@@ -1,7 +1,7 @@
 /** Secrets never reach a log: credential headers are replaced, long strings cut. */
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
 
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'api-key', 'cookie', 'set-cookie', 'proxy-authorization']);
+const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'x-goog-api-key', 'api-key', 'cookie', 'set-cookie', 'proxy-authorization']);
 
 export function redactHeaders(headers: IncomingHttpHeaders | OutgoingHttpHeaders): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -9,7 +9,7 @@ import { protocolEndpointAt, protocolPaths } from '../protocols/endpoints.js';
 import type { Operation, PathParams, Protocol } from '../protocols/types.js';
 
 export type Endpoint =
-  | { readonly kind: 'call'; readonly protocol: Protocol; readonly operation: Operation; readonly params: PathParams }
+  | { readonly kind: 'call'; readonly protocol: Protocol; readonly operation: Operation; readonly params: PathParams; readonly stream: boolean }
   | { readonly kind: 'models'; readonly id: string | undefined }
   | { readonly kind: 'health' }
   | { readonly kind: 'root' };
@@ -19,14 +19,17 @@ interface Entry {
   readonly endpoint: Endpoint;
 }
 
+/** Where the models list lives: OpenAI's and Anthropic's path, and Gemini's `v1beta` (its `v1` is the first). */
+const MODEL_LISTS = ['/v1/models', '/v1beta/models'] as const;
+
 const gatewayOwn = new Map<string, Entry>([
-  ['/v1/models', { method: 'GET', endpoint: { kind: 'models', id: undefined } }],
+  ...MODEL_LISTS.map((path): [string, Entry] => [path, { method: 'GET', endpoint: { kind: 'models', id: undefined } }]),
   ['/health', { method: 'GET', endpoint: { kind: 'health' } }],
   ['/', { method: 'GET', endpoint: { kind: 'root' } }],
 ]);
 
 /** The paths the root document lists. */
-export const listedPaths: readonly string[] = [...protocolPaths, '/v1/models'];
+export const listedPaths: readonly string[] = [...protocolPaths, ...MODEL_LISTS];
 
 export function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
@@ -51,8 +54,9 @@ export function endpointOf(method: string | undefined, path: string): Endpoint {
       headers: { allow: entry.method === 'GET' ? 'GET, HEAD' : entry.method },
     });
   }
-  if (path.startsWith('/v1/models/')) {
-    if (method === 'GET' || method === 'HEAD') return { kind: 'models', id: modelId(path.slice('/v1/models/'.length)) };
+  const list = MODEL_LISTS.find((prefix) => path.startsWith(`${prefix}/`));
+  if (list !== undefined) {
+    if (method === 'GET' || method === 'HEAD') return { kind: 'models', id: modelId(path.slice(list.length + 1)) };
     throw new GatewayError('method_not_allowed', `Method ${method ?? '?'} is not allowed on ${path}; use GET.`, {
       headers: { allow: 'GET, HEAD' },
     });
@@ -64,7 +68,7 @@ export function endpointOf(method: string | undefined, path: string): Endpoint {
 
 function callEntry(path: string): Entry | undefined {
   const hit = protocolEndpointAt(path);
-  return hit && { method: hit.method, endpoint: { kind: 'call', protocol: hit.protocol, operation: hit.operation, params: hit.params } };
+  return hit && { method: hit.method, endpoint: { kind: 'call', protocol: hit.protocol, operation: hit.operation, params: hit.params, stream: hit.stream } };
 }
 
 function modelId(raw: string): string {

@@ -26,7 +26,7 @@ import { abortIfLeft, runAttempts } from './attempts.js';
 import { bodyTree } from './body-tree.js';
 import { answerCount } from './count-tokens.js';
 import { type GatewayState, type HandlerDeps, RequestContext, type Served } from './context.js';
-import { endpointOf, listedPaths, pathOf, type Endpoint } from './endpoints.js';
+import { endpointOf, listedPaths, pathOf, queryOf, type Endpoint } from './endpoints.js';
 import {
   answerBody,
   answerHead,
@@ -124,10 +124,12 @@ function serve(ctx: RequestContext): Promise<void> | undefined {
       }, {}, record);
       return undefined;
     case 'models': {
-      // One list for every protocol, in the shape of the caller's (Anthropic's callers send their marker header).
-      const protocol = protocols[likelyProtocol(record.path, (name) => req.headers[name] !== undefined)];
+      // One list for every protocol, in the shape of the caller's (Anthropic's callers send their marker
+      // header; Google's theirs, or their key in the query, or ask at Google's path).
+      const protocol = protocols[callerOf(ctx)];
       protocolKnown(record, protocol.id);
-      identify(ctx, 'anthropic');
+      // A Bearer caller's list takes `x-api-key` too, as it always has.
+      identify(ctx, protocol.keyStyle === 'bearer' ? 'anthropic' : protocol.keyStyle);
       sendJson(res, 200, modelsBody(ctx, protocol.errorFamily, endpoint.id), {}, record);
       return undefined;
     }
@@ -136,6 +138,12 @@ function serve(ctx: RequestContext): Promise<void> | undefined {
     default:
       return assertNever(endpoint);
   }
+}
+
+/** The protocol a request not at one of a protocol's endpoints most likely comes from (see likelyProtocol). */
+function callerOf(ctx: RequestContext) {
+  const { req, record } = ctx;
+  return likelyProtocol(record.path, (name) => req.headers[name] !== undefined, (name) => queryOf(req.url).has(name));
 }
 
 /** The caller's key, by the protocol's style, and its key group. */
@@ -192,7 +200,7 @@ function afterBody(ctx: RequestContext, endpoint: CallEndpoint, raw: Buffer): Mo
   const group = ctx.group!;
   bodyRead(record, raw);
   const { json, modelAt } = parseRequestBody(raw);
-  const info = protocols[protocol].inspect({ operation, body: json, params }, state.config.server);
+  const info = protocols[protocol].inspect({ operation, stream: endpoint.stream, url: ctx.req.url, body: json, params }, state.config.server);
   bodyParsed(record, info);
   const body = bodyTree(raw, json as Record<string, unknown>);
   const ask = { state, group, protocol, operation, info, body };
@@ -226,7 +234,7 @@ function sendError(ctx: RequestContext, err: unknown): void {
     return;
   }
   const upstreamFamily = record.upstreamProtocol ? protocols[record.upstreamProtocol].errorFamily : undefined;
-  const caller = record.protocol ?? likelyProtocol(record.path, (name) => ctx.req.headers[name] !== undefined);
+  const caller = record.protocol ?? callerOf(ctx);
   const rendered = renderError(gatewayError, protocols[caller].errorFamily, {
     requestId: record.id,
     ...(gatewayError.upstreamType && upstreamFamily ? { upstreamFamily } : {}),

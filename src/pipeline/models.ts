@@ -1,17 +1,23 @@
 /**
  * `GET /v1/models`: the exact-name models a key's group may use, in OpenAI's
  * shape, or Anthropic's when the request carries `anthropic-version` (paged as Anthropic pages;
- * Claude Code's model discovery asks for `?limit=1000` and reads `id`, `display_name`, `description`).
+ * Claude Code's model discovery asks for `?limit=1000` and reads `id`, `display_name`, `description`),
+ * or Google's when it authenticates the Google way or asks at `/v1beta/models` (paged as Google
+ * pages, `pageSize` and `pageToken`; the Gemini CLI and the SDK read `name`, `displayName` and the limits).
  * Glob models are not listed: they have no single name.
- * @see https://platform.openai.com/docs/api-reference/models/list, https://docs.anthropic.com/en/api/models-list
+ * @see https://platform.openai.com/docs/api-reference/models/list, https://docs.anthropic.com/en/api/models-list,
+ *   https://ai.google.dev/api/models#method:-models.list
  */
 import { groupAllowsModel } from '../auth/authorize.js';
 import type { Config, KeyGroupConfig, ModelConfig } from '../config/types.js';
 import { invalidRequest, notFound } from '../errors.js';
+import type { ErrorFamily } from '../protocols/types.js';
+import { assertNever } from '../assert-never.js';
 import type { RequestContext } from './context.js';
 import { queryOf } from './endpoints.js';
 
-export type ModelListShape = 'openai' | 'anthropic';
+/** The shape of the list is the family of the caller's protocol. */
+export type ModelListShape = ErrorFamily;
 
 export function visibleModels(config: Config, group: KeyGroupConfig): ModelConfig[] {
   return [...config.models.values()].filter((m) => groupAllowsModel(group, m.pattern));
@@ -41,6 +47,48 @@ function anthropicModel(m: ModelConfig, createdIso: string) {
     ...(m.contextWindow !== undefined ? { max_input_tokens: m.contextWindow } : {}),
     ...(m.maxOutputTokens !== undefined ? { max_tokens: m.maxOutputTokens } : {}),
   };
+}
+
+/** What every model of the gateway answers to, by Gemini's method names. */
+const GEMINI_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens'] as const;
+
+/**
+ * Google's model object: its resource name is `models/{name}`. The token limits only when the config
+ * gives them, as for Anthropic's.
+ */
+function googleModel(m: ModelConfig) {
+  return {
+    name: `models/${m.pattern}`,
+    displayName: m.displayName ?? m.pattern,
+    ...(m.description ? { description: m.description } : {}),
+    ...(m.contextWindow !== undefined ? { inputTokenLimit: m.contextWindow } : {}),
+    ...(m.maxOutputTokens !== undefined ? { outputTokenLimit: m.maxOutputTokens } : {}),
+    supportedGenerationMethods: GEMINI_METHODS,
+  };
+}
+
+/** Google's page size when the caller gives none, and the largest it takes. */
+const GOOGLE_PAGE = 50;
+const GOOGLE_MAX_PAGE = 1000;
+
+/**
+ * A Google page: `pageSize` models after `pageToken`, which is the name of the last model of the
+ * page before (opaque to the caller, as Google's are). A page size above the largest is cut to it, as Google does.
+ */
+export function googlePage(models: readonly ModelConfig[], query: URLSearchParams): { page: ModelConfig[]; next: string | undefined } {
+  const sizeText = query.get('pageSize');
+  const size = sizeText === null || sizeText === '' ? GOOGLE_PAGE : Number(sizeText);
+  if (!Number.isInteger(size) || size < 0) throw invalidRequest('pageSize: must be a non-negative integer.', 'pageSize');
+  const limit = size === 0 ? GOOGLE_PAGE : Math.min(size, GOOGLE_MAX_PAGE);
+  const token = query.get('pageToken');
+  let begin = 0;
+  if (token !== null && token !== '') {
+    const i = models.findIndex((m) => m.pattern === token);
+    if (i === -1) throw invalidRequest('pageToken: not a page of this list.', 'pageToken');
+    begin = i + 1;
+  }
+  const page = models.slice(begin, begin + limit);
+  return { page, next: begin + limit < models.length ? page.at(-1)?.pattern : undefined };
 }
 
 /** Anthropic's page size when the caller gives none, and the largest it accepts. */
@@ -77,19 +125,43 @@ export function modelsBody(ctx: RequestContext, shape: ModelListShape, id: strin
   const models = visibleModels(ctx.state.config, ctx.group!);
   const createdSec = Math.floor(ctx.deps.startedAt / 1000);
   const createdIso = new Date(createdSec * 1000).toISOString();
-  const one = (m: ModelConfig) => (shape === 'openai' ? openaiModel(m, createdSec) : anthropicModel(m, createdIso));
+  const one = (m: ModelConfig) => {
+    switch (shape) {
+      case 'openai':
+        return openaiModel(m, createdSec);
+      case 'anthropic':
+        return anthropicModel(m, createdIso);
+      case 'google':
+        return googleModel(m);
+      default:
+        return assertNever(shape);
+    }
+  };
   if (id !== undefined) {
-    const model = models.find((m) => m.pattern === id);
-    if (!model) throw notFound(`The model '${id}' does not exist on this gateway.`, 'model_not_found');
+    // Google's callers may name a model by its resource name.
+    const name = shape === 'google' && id.startsWith('models/') ? id.slice('models/'.length) : id;
+    const model = models.find((m) => m.pattern === name);
+    if (!model) throw notFound(`The model '${name}' does not exist on this gateway.`, 'model_not_found');
     return one(model);
   }
-  // OpenAI's list has no paging.
-  if (shape === 'openai') return { object: 'list', data: models.map(one) };
-  const { page, hasMore } = anthropicPage(models, queryOf(ctx.req.url));
-  return {
-    data: page.map(one),
-    has_more: hasMore,
-    first_id: page[0]?.pattern ?? null,
-    last_id: page.at(-1)?.pattern ?? null,
-  };
+  switch (shape) {
+    case 'openai':
+      // OpenAI's list has no paging.
+      return { object: 'list', data: models.map(one) };
+    case 'anthropic': {
+      const { page, hasMore } = anthropicPage(models, queryOf(ctx.req.url));
+      return {
+        data: page.map(one),
+        has_more: hasMore,
+        first_id: page[0]?.pattern ?? null,
+        last_id: page.at(-1)?.pattern ?? null,
+      };
+    }
+    case 'google': {
+      const { page, next } = googlePage(models, queryOf(ctx.req.url));
+      return { models: page.map(one), ...(next !== undefined ? { nextPageToken: next } : {}) };
+    }
+    default:
+      return assertNever(shape);
+  }
 }

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { outputCapField, outputCapToAdd } from '../auth/group-caps.js';
+import { outputCapField, outputCapToAdd, withAsk } from '../auth/group-caps.js';
 import { compactingTranslator } from '../compact/translator.js';
 import { protocols } from '../protocols/registry.js';
 import { type Operation, PROTOCOLS, type Protocol } from '../protocols/types.js';
@@ -63,19 +63,28 @@ function prepareBody(r: ModelRequest, route: Route): Prepared {
   // A request of a capped group that names no output limit goes with the cap (see group-caps.ts).
   const cap = outputCapToAdd(r.group, r.protocol, r.operation, r.body.get);
   if (!plan.translator) {
-    const stripped = protocols[protocol].stripSeals?.(r.raw, r.body.get);
+    const module = protocols[protocol];
+    const stripped = module.stripSeals?.(r.raw, r.body.get);
     const json = stripped?.body ?? r.body.get();
+    // A protocol that names the model in the path sends the body without one: the provider puts it in the URL.
+    const named = (body: Record<string, unknown>) => (module.modelInPath ? body : { ...body, model: target.upstreamModel });
     // Taking seals out is rare (a model switch): that request is sent re-serialised rather than as it came.
     const renamed = stripped
-      ? Buffer.from(JSON.stringify({ ...stripped.body, model: target.upstreamModel }))
-      : renameModel(r.raw, json, target.upstreamModel, r.modelAt);
+      ? Buffer.from(JSON.stringify(named(stripped.body)))
+      : module.modelInPath
+        ? r.raw
+        : renameModel(r.raw, json, target.upstreamModel, r.modelAt);
     const warnings = stripped ? [`${stripped.dropped} thinking block(s) sealed for another provider`] : undefined;
     const passed = { protocol, operation: r.operation, model: target.upstreamModel, headers, json: undefined, translation: undefined, warnings };
     if (cap === undefined) return { ...passed, body: renamed };
     const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
-    return { ...passed, body: addNumberField(renamed, json, field, cap, target.upstreamModel) };
+    // A field inside an object (Gemini's `generationConfig.maxOutputTokens`) cannot be spliced in at the root: re-serialised.
+    const capped = field.includes('.') || module.modelInPath
+      ? Buffer.from(JSON.stringify(named(withAsk(json, field, cap))))
+      : addNumberField(renamed, json, field, cap, target.upstreamModel);
+    return { ...passed, body: capped };
   }
-  const callerBody = cap === undefined ? r.body.get() : { ...r.body.get(), [outputCapField(r.protocol, 'translated')]: cap };
+  const callerBody = cap === undefined ? r.body.get() : withAsk(r.body.get(), outputCapField(r.protocol, 'translated'), cap);
   // A Responses answer the caller may refer to later is stored (src/responses-store).
   const keep = keeping(r, callerBody);
   const ctx = translateContext(r, route, keep !== undefined);
@@ -104,6 +113,7 @@ function translateContext(r: ModelRequest, route: Route, stored: boolean): Trans
     upstream: route.plan.upstreamProtocol,
     requestedModel: r.info.model,
     upstreamModel: target.upstreamModel,
+    stream: r.info.stream,
     ...(target.model.maxOutputTokens !== undefined ? { maxOutputTokens: target.model.maxOutputTokens } : {}),
     ...(target.model.thinking !== undefined ? { thinkingStyle: target.model.thinking } : {}),
     upstreamDialect: providerKind(target.provider.type).dialect,

@@ -11,16 +11,18 @@ export interface ProtocolEndpointMatch {
   readonly protocol: Protocol;
   readonly operation: Operation;
   readonly params: PathParams;
+  /** The endpoint streams its answer whatever the body says. */
+  readonly stream: boolean;
 }
 
 const NO_PARAMS: PathParams = Object.freeze({});
 const literal = new Map<string, ProtocolEndpointMatch>();
-const templated: { readonly template: PathTemplate; readonly method: string; readonly protocol: Protocol; readonly operation: Operation }[] = [];
+const templated: { readonly template: PathTemplate; readonly method: string; readonly protocol: Protocol; readonly operation: Operation; readonly stream: boolean }[] = [];
 for (const protocol of PROTOCOLS) {
-  for (const { method, path, operation } of protocols[protocol].endpoints) {
+  for (const { method, path, operation, stream } of protocols[protocol].endpoints) {
     const template = parseTemplate(path);
-    if (isLiteral(template)) literal.set(path, { method, protocol, operation, params: NO_PARAMS });
-    else templated.push({ template, method, protocol, operation });
+    if (isLiteral(template)) literal.set(path, { method, protocol, operation, params: NO_PARAMS, stream: stream === true });
+    else templated.push({ template, method, protocol, operation, stream: stream === true });
   }
 }
 
@@ -31,9 +33,9 @@ export const protocolPaths: readonly string[] = PROTOCOLS.flatMap((p) => protoco
 export function protocolEndpointAt(path: string): ProtocolEndpointMatch | undefined {
   const hit = literal.get(path);
   if (hit !== undefined || templated.length === 0) return hit;
-  for (const { template, method, protocol, operation } of templated) {
+  for (const { template, method, protocol, operation, stream } of templated) {
     const params = matchTemplate(template, path);
-    if (params) return { method, protocol, operation, params };
+    if (params) return { method, protocol, operation, params, stream };
   }
   return undefined;
 }

@@ -4,6 +4,7 @@
  * @see docs/protocols.md, "Errors before the stream" (statuses and body shapes per family)
  * @see docs/protocols.md, "Errors in a stream" (each protocol's in-band error and what the SDKs do with it)
  */
+import { assertNever } from '../assert-never.js';
 import type { ErrorKind, GatewayError } from '../errors.js';
 import { dataFrame, eventFrame } from '../sse/format.js';
 import type { ErrorFamily } from './types.js';
@@ -40,6 +41,25 @@ const anthropicTypes = {
   internal: 'api_error',
 } as const satisfies Record<ErrorKind, string>;
 
+/**
+ * Google's canonical status name per kind (google.rpc.Code), as the Gemini API puts it in `error.status`.
+ * A method the path does not take has no canonical name of its own: UNIMPLEMENTED is the nearest.
+ */
+const googleStatuses = {
+  invalid_request: 'INVALID_ARGUMENT',
+  authentication: 'UNAUTHENTICATED',
+  permission: 'PERMISSION_DENIED',
+  not_found: 'NOT_FOUND',
+  method_not_allowed: 'UNIMPLEMENTED',
+  request_too_large: 'INVALID_ARGUMENT',
+  rate_limit: 'RESOURCE_EXHAUSTED',
+  timeout: 'DEADLINE_EXCEEDED',
+  upstream_unavailable: 'UNAVAILABLE',
+  upstream_error: 'INTERNAL',
+  overloaded: 'UNAVAILABLE',
+  internal: 'INTERNAL',
+} as const satisfies Record<ErrorKind, string>;
+
 export interface RenderedError {
   readonly status: number;
   readonly headers: Record<string, string>;
@@ -62,6 +82,15 @@ function anthropicErrorObject(err: GatewayError, upstreamFamily?: ErrorFamily) {
   return { type, message: err.message };
 }
 
+/** Google's `error` object: the HTTP status as `code`, and the canonical status name. */
+function googleErrorObject(err: GatewayError, status: number, upstreamFamily?: ErrorFamily) {
+  return {
+    code: status,
+    message: err.message,
+    status: upstreamFamily === 'google' && err.upstreamType ? err.upstreamType : googleStatuses[err.kind],
+  };
+}
+
 export interface RenderOptions {
   readonly requestId: string;
   /** The family of the upstream that produced the error, if any: its own `type` is kept when it matches the caller's. */
@@ -69,19 +98,33 @@ export interface RenderOptions {
 }
 
 /** The header each family answers with the request's id in. */
-export const requestIdHeader = (family: ErrorFamily): string => (family === 'openai' ? 'x-request-id' : 'request-id');
+export const requestIdHeader = (family: ErrorFamily): string => (family === 'anthropic' ? 'request-id' : 'x-request-id');
+
+/** The status a family's clients read for `err`: Anthropic's clients treat 529 as "overloaded, retry"; the others expect 503. */
+function statusFor(err: GatewayError, family: ErrorFamily): number {
+  if (err.kind !== 'overloaded') return err.status;
+  if (family === 'anthropic') return err.status === 503 ? 529 : err.status;
+  return err.status === 529 ? 503 : err.status;
+}
+
+function errorBody(err: GatewayError, family: ErrorFamily, status: number, options: RenderOptions): unknown {
+  switch (family) {
+    case 'openai':
+      return { error: openaiErrorObject(err, options.upstreamFamily) };
+    case 'anthropic':
+      return { type: 'error', error: anthropicErrorObject(err, options.upstreamFamily), request_id: options.requestId };
+    case 'google':
+      return { error: googleErrorObject(err, status, options.upstreamFamily) };
+    default:
+      return assertNever(family);
+  }
+}
 
 /** `err` in the error body of the caller's family (its protocol's `errorFamily`). */
 export function renderError(err: GatewayError, family: ErrorFamily, options: RenderOptions): RenderedError {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...err.headers };
-  // Anthropic clients treat 529 as "overloaded, retry"; OpenAI clients expect 503.
-  let status = err.status;
-  if (err.kind === 'overloaded' && family === 'anthropic' && status === 503) status = 529;
-  if (err.kind === 'overloaded' && family === 'openai' && status === 529) status = 503;
-  const body =
-    family === 'openai'
-      ? { error: openaiErrorObject(err, options.upstreamFamily) }
-      : { type: 'error', error: anthropicErrorObject(err, options.upstreamFamily), request_id: options.requestId };
+  const status = statusFor(err, family);
+  const body = errorBody(err, family, status, options);
   headers[requestIdHeader(family)] ??= options.requestId;
   return { status, headers, body: JSON.stringify(body) };
 }
@@ -89,6 +132,14 @@ export function renderError(err: GatewayError, family: ErrorFamily, options: Ren
 /** Chat: a data-only frame carrying `{error}`; no `[DONE]` after it. */
 export function chatStreamErrorFrame(err: GatewayError): string {
   return dataFrame({ error: openaiErrorObject(err) });
+}
+
+/**
+ * Gemini: a data-only frame holding the error body, as Google's API ends a broken stream; the
+ * SDK throws it as an ApiError with the frame's `code`.
+ */
+export function geminiStreamErrorFrame(err: GatewayError): string {
+  return dataFrame({ error: googleErrorObject(err, statusFor(err, 'google')) });
 }
 
 /** Messages: a named `error` event. */

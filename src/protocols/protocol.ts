@@ -17,6 +17,33 @@ export interface ProtocolEndpoint {
   readonly method: 'POST';
   readonly path: string;
   readonly operation: Operation;
+  /** The endpoint streams its answer whatever the body says (Gemini's `:streamGenerateContent`). */
+  readonly stream?: true;
+}
+
+/** A protocol's `count_tokens`: the request it counts, and its answer. */
+export interface Counting {
+  /** The create request a count_tokens body counts, in this protocol's shape (Gemini may wrap it). */
+  request(body: Json): Json;
+  /** The answer to a count of `tokens` input tokens. */
+  answer(tokens: number): Json;
+}
+
+/**
+ * A provider's own input-token counter in this protocol, as `count_tokens` on a translated route
+ * asks it (pipeline/count-tokens.ts): the counter's request for a create request, and its answer read.
+ */
+export interface Counter {
+  /** The counter's request for `create` (this protocol's request as it would be sent), `model` the upstream's. */
+  ask(create: Json, model: string): Json;
+  /** The count in the counter's answer; undefined when the answer is not one. */
+  read(answer: unknown): number | undefined;
+}
+
+/** What a protocol that names the model in the path needs to say where a call goes. */
+export interface UpstreamCall {
+  readonly model: string;
+  readonly stream: boolean;
 }
 
 /** A request field that needs state the provider keeps, which a translated route cannot give. */
@@ -35,6 +62,10 @@ export interface ProtocolModule {
   readonly keyStyle: KeyStyle;
   /** A request header only this protocol's callers send: it picks the error shape before the endpoint is known. */
   readonly marker?: string;
+  /** A query parameter only this protocol's callers send (Google's `key`): a marker, as the header is. */
+  readonly queryMarker?: string;
+  /** Path prefixes only this protocol's callers use (Gemini's `/v1beta/`): they pick the error shape as the marker does. */
+  readonly pathPrefixes?: readonly string[];
   /** Checks the headers the protocol requires beyond the key; throws GatewayError. */
   checkHeaders?(headers: IncomingHttpHeaders): void;
   /** Shallow validation, and the request's size against `limits`; throws GatewayError naming the offending field. */
@@ -48,11 +79,27 @@ export interface ProtocolModule {
   readonly errorFamily: ErrorFamily;
   /** Decoding to and encoding from the translation IR. */
   readonly codec: Codec;
-  /** Where `operation` lives under a provider's base URL (one ending in /v1), as path segments; undefined: not offered. */
-  upstreamPath(operation: Operation): readonly string[] | undefined;
+  /**
+   * Where `operation` lives under a provider's base URL (one ending in /v1), as path segments; undefined: not offered.
+   * A protocol whose model is in the path (`modelInPath`) answers only with `call`; the query its
+   * stream needs (Gemini's `alt=sse`) is the provider kind's to add.
+   */
+  upstreamPath(operation: Operation, call?: UpstreamCall): readonly string[] | undefined;
+  /**
+   * The model is named in the path, not the body (Gemini's `models/{model}:generateContent`): a
+   * passthrough body is sent without a `model`, and the provider puts the upstream model in its URL.
+   */
+  readonly modelInPath?: true;
+  /** `count_tokens`, for a protocol that offers it. */
+  readonly counting?: Counting;
+  /**
+   * The input-token counter of providers of this protocol, for one whose kind says its upstream has
+   * it (`countsInputTokens`). Its call is the `count_tokens` operation, wherever the provider puts it.
+   */
+  readonly counter?: Counter;
   /** The caller headers sent on to an upstream of this protocol, and what is sent when the caller sent none. */
   readonly upstreamHeaders: { readonly forward: readonly string[]; readonly defaults: Readonly<Record<string, string>> };
-  /** The request fields that ask for output tokens, and the one that asks for several choices. */
+  /** The request fields that ask for output tokens, and the one that asks for several choices (dotted: `a.b` a key inside `a`). */
   readonly asks: { readonly outputTokens: readonly string[]; readonly choices?: string };
   /**
    * The field a key group's output cap is added as when a request names none, by the upstream's

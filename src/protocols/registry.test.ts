@@ -17,7 +17,7 @@ describe.each(PROTOCOLS)('the %s module', (id) => {
     for (const endpoint of module.endpoints) {
       parseTemplate(endpoint.path);
       if (!endpoint.path.includes('{')) expect(protocolEndpointAt(endpoint.path)).toMatchObject({ protocol: id, operation: endpoint.operation });
-      expect(module.upstreamPath(endpoint.operation)).toBeDefined();
+      expect(module.upstreamPath(endpoint.operation, { model: 'm', stream: endpoint.stream === true })).toBeDefined();
     }
   });
 

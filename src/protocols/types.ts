@@ -1,5 +1,5 @@
-/** The three inbound/outbound wire protocols, by their short names. */
-export const PROTOCOLS = ['responses', 'chat', 'messages'] as const;
+/** The inbound/outbound wire protocols, by their short names. */
+export const PROTOCOLS = ['responses', 'chat', 'messages', 'gemini'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** What a request may use, and what a model or key group may allow. */
@@ -7,7 +7,7 @@ export const FEATURES = ['tools', 'images', 'streaming', 'reasoning'] as const;
 export type Feature = (typeof FEATURES)[number];
 
 /** The error-body family a protocol renders errors in. */
-export type ErrorFamily = 'openai' | 'anthropic';
+export type ErrorFamily = 'openai' | 'anthropic' | 'google';
 
 /**
  * What a request asks of a model: a response, (Messages) a count of its input tokens, or
@@ -15,8 +15,11 @@ export type ErrorFamily = 'openai' | 'anthropic';
  */
 export type Operation = 'create' | 'count_tokens' | 'compact';
 
-/** How a protocol's callers present their key: `Authorization: Bearer`, or Anthropic's `x-api-key` first, then Bearer. */
-export type KeyStyle = 'bearer' | 'anthropic';
+/**
+ * How a protocol's callers present their key: `Authorization: Bearer`; Anthropic's `x-api-key` first,
+ * then Bearer; or Google's `x-goog-api-key` header, else its `key` query parameter, then Bearer.
+ */
+export type KeyStyle = 'bearer' | 'anthropic' | 'google';
 
 /** Values taken from an endpoint's path template (`{model}` and the like); empty for a literal path. */
 export type PathParams = Readonly<Record<string, string>>;
@@ -24,6 +27,10 @@ export type PathParams = Readonly<Record<string, string>>;
 /** A call to a model as it arrived: what inspection reads. */
 export interface InboundCall {
   readonly operation: Operation;
+  /** The endpoint itself streams (Gemini's `:streamGenerateContent`): the body has no say. Absent: it does not. */
+  readonly stream?: boolean;
+  /** The request's URL, its query included (Gemini's `alt=sse`). */
+  readonly url?: string | undefined;
   /** The parsed body. */
   readonly body: unknown;
   readonly params: PathParams;

@@ -61,9 +61,10 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
   readonly protocols: readonly Protocol[];
   readonly dialect: Dialect;
   /**
-   * Whether the upstream counts a request's input tokens itself, at the Responses protocol's
-   * `count_tokens` operation (OpenAI's input-token counting endpoint). `count_tokens` on a
-   * translated route asks it rather than estimating, since an estimate can be confidently wrong.
+   * Whether the upstream counts a request's input tokens itself, at the `count_tokens` operation of
+   * the protocol it is asked in (as that protocol's module `counter` says: OpenAI's input-token
+   * counting endpoint for Responses, `countTokens` for Gemini). `count_tokens` on a translated route
+   * asks it rather than estimating, since an estimate can be confidently wrong.
    */
   readonly countsInputTokens?: boolean;
   /**

@@ -8,12 +8,13 @@ import { azureOpenAi } from './azure-openai/kind.js';
 import { bedrock } from './bedrock/kind.js';
 import { echo } from './echo/kind.js';
 import { foundry } from './foundry/kind.js';
+import { gemini } from './gemini/kind.js';
 import type { ProviderKind } from './kind.js';
 import { openAiCompatible } from './openai-compatible/kind.js';
 import { openai } from './openai/kind.js';
 import { vertex } from './vertex/kind.js';
 
-export const PROVIDER_KINDS = [openai, anthropic, openAiCompatible, echo, azureOpenAi, foundry, vertex, bedrock] as const;
+export const PROVIDER_KINDS = [openai, anthropic, openAiCompatible, echo, azureOpenAi, foundry, vertex, bedrock, gemini] as const;
 
 export type ProviderType = (typeof PROVIDER_KINDS)[number]['type'];
 

@@ -30,6 +30,7 @@ export interface ReplayOptions {
 const CREDENTIALS: Readonly<Record<string, (key: string) => string>> = {
   authorization: (key) => `Bearer ${key}`,
   'x-api-key': (key) => key,
+  'x-goog-api-key': (key) => key,
   'api-key': (key) => key,
 };
 

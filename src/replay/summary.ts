@@ -8,7 +8,7 @@
 import type { BodyJson, StreamEventJson } from '../log/exchange-json.js';
 import { isObject, str } from '../protocols/json.js';
 import { protocolEndpointAt } from '../protocols/endpoints.js';
-import { streamEndOf } from '../protocols/stream-ends.js';
+import { eventTypeOf, streamEndOf } from '../protocols/stream-ends.js';
 import type { Protocol } from '../protocols/types.js';
 import { codecs } from '../translate/codecs.js';
 import type * as Ir from '../translate/ir.js';
@@ -112,7 +112,8 @@ function summariseStream(protocol: Protocol, events: readonly StreamEventJson[])
       error ??= ev.errorType ? `${ev.errorType}: ${ev.message}` : ev.message;
     }
   }
-  const eventTypes = events.map(eventType);
+  // Gemini's chunks have no type of their own: the table's types them by what they hold.
+  const eventTypes = events.map((e) => eventTypeOf(protocol, e.event, e.data));
   return {
     text,
     toolCalls,

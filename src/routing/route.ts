@@ -9,7 +9,7 @@ import { GatewayError, invalidRequest } from '../errors.js';
 import type { GatewayState } from '../pipeline/context.js';
 import type { BodyTree } from '../pipeline/body-tree.js';
 import { protocols } from '../protocols/registry.js';
-import type { Feature, Protocol, RequestInfo } from '../protocols/types.js';
+import { type Feature, PROTOCOLS, type Protocol, type RequestInfo } from '../protocols/types.js';
 import type { Operation, Provider } from '../providers/types.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
 import { resolveModel, type Target } from './resolve-model.js';
@@ -93,7 +93,7 @@ function routeTable(ask: RouteAsk): Map<string, Route> {
   }
   let byProtocol = byGroup.get(ask.group);
   if (byProtocol === undefined) {
-    byProtocol = { responses: new Map(), chat: new Map(), messages: new Map() };
+    byProtocol = Object.fromEntries(PROTOCOLS.map((p) => [p, new Map<string, Route>()])) as Record<Protocol, Map<string, Route>>;
     byGroup.set(ask.group, byProtocol);
   }
   return byProtocol[ask.protocol];

@@ -41,6 +41,18 @@ const EVENTS: Record<Protocol, string[]> = {
     ev('response.completed', { type: 'response.completed', response: { id: 'resp_1', usage: { input_tokens: 4, output_tokens: 2 } } }),
     ev(undefined, { type: 'response.failed', response: { id: 'resp_1', error: {} } }),
   ],
+  gemini: [
+    ev(undefined, { candidates: [{ content: { role: 'model', parts: [{ text: 'Hi é' }] }, index: 0 }], usageMetadata: { promptTokenCount: 6, totalTokenCount: 6 } }),
+    ev(undefined, { candidates: [{ content: { role: 'model', parts: [{ text: 'the word "error" and finishReason' }] }, index: 0 }] }),
+    ev(undefined, { candidates: [{ content: { role: 'model', parts: [{ text: 'no usage' }] }, index: 0 }] }),
+    ev(undefined, {
+      candidates: [{ content: { role: 'model', parts: [{ text: '' }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: 6, candidatesTokenCount: 4, thoughtsTokenCount: 2, cachedContentTokenCount: 3, totalTokenCount: 12 },
+    }),
+    ev(undefined, { promptFeedback: { blockReason: 'SAFETY' }, usageMetadata: { promptTokenCount: 6 } }),
+    ev(undefined, { error: { code: 503, message: 'overloaded', status: 'UNAVAILABLE' } }),
+    ': keep-alive\n\n',
+  ],
 };
 
 /** What a relay learns from a stream through the given decoder. */
@@ -61,7 +73,7 @@ function follow(protocol: Protocol, chunks: Buffer[], skip: boolean) {
 const lineEnds = (text: string, end: string) => (end === '\n' ? text : text.replace(/\n/g, end));
 
 describe('skipping undecoded SSE chunks', () => {
-  for (const protocol of ['chat', 'messages', 'responses'] as const) {
+  for (const protocol of ['chat', 'messages', 'responses', 'gemini'] as const) {
     it(`changes nothing a ${protocol} watcher reports`, () => {
       const arb = fc.record({
         picks: fc.array(fc.nat(EVENTS[protocol].length - 1), { maxLength: 12 }),

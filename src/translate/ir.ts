@@ -281,6 +281,11 @@ export interface TranslateContext {
   readonly requestedModel: string;
   /** The name sent upstream. */
   readonly upstreamModel: string;
+  /**
+   * The caller asked for a stream, for a protocol whose body does not say it (Gemini streams by
+   * calling `:streamGenerateContent`): its decoder reads the flag here. Others read their body.
+   */
+  readonly stream?: boolean;
   /** The model's configured output limit, for targets that require one (Messages). */
   readonly maxOutputTokens?: number;
   /**

@@ -3,7 +3,10 @@
  * caller's protocol gets it untouched (passthrough). Otherwise the request is
  * translated into the protocol the provider speaks that loses least for this
  * caller: Responses and Messages both carry reasoning, tool ids and structured
- * content, so they are preferred to Chat for each other's callers.
+ * content, so they are preferred to Chat for each other's callers. Gemini carries them
+ * too (its thought signatures travel sealed where the caller's protocol has no field for
+ * them), so it comes before Chat; for its own callers Messages is first, whose tool calls
+ * and thinking map part for part onto Gemini's, then Responses.
  */
 import type { ProviderConfig } from '../config/types.js';
 import type { Protocol } from '../protocols/types.js';
@@ -15,9 +18,10 @@ export type Plan =
   | { readonly upstreamProtocol: Protocol; readonly translator: Translator };
 
 const preference = {
-  responses: ['messages', 'chat'],
-  chat: ['responses', 'messages'],
-  messages: ['responses', 'chat'],
+  responses: ['messages', 'gemini', 'chat'],
+  chat: ['responses', 'messages', 'gemini'],
+  messages: ['responses', 'gemini', 'chat'],
+  gemini: ['messages', 'responses', 'chat'],
 } as const satisfies Record<Protocol, readonly Protocol[]>;
 
 export function planUpstream(caller: Protocol, provider: ProviderConfig): Plan {

@@ -1,6 +1,10 @@
 /**
  * The Vercel AI SDK's provider packages, each pointed at a base URL the way the README tells a user to:
  * the caller protocol each one speaks, and the language model it builds for a model name.
+ * No Gemini caller yet: the AI SDK's Gemini package, `@ai-sdk/google`, is not among the devDependencies.
+ * Its entry would be `{ name: '@ai-sdk/google', caller: 'gemini', model: (baseUrl, apiKey, m) =>
+ * createGoogleGenerativeAI({ baseURL: `${baseUrl}/v1beta`, apiKey })(m) }` (it sends `x-goog-api-key`
+ * and calls `models/{m}:generateContent` and `:streamGenerateContent?alt=sse` under that base URL).
  */
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';

@@ -41,6 +41,7 @@ const hasToolResult = (req: Ir.Request) => req.messages.some((m) => m.content.so
 
 /** The fake upstream behaviour: the tool call first, the text once the tool's result came back. */
 export function toolLoop(protocol: Protocol) {
-  return (req: { json: unknown }, res: ServerResponse) =>
+  // The URL too: a Gemini call's model and stream flag are in its path.
+  return (req: { json: unknown; url?: string }, res: ServerResponse) =>
     answerWith(protocol, hasToolResult(receivedRequest(protocol, req.json)) ? finalAnswer : toolCallAnswer)(req, res);
 }

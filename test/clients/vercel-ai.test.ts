@@ -17,7 +17,13 @@ import { aiSdkProviders } from './ai-sdk-providers.js';
 import { FINAL_TEXT, finalAnswer, receivedRequest, toolCallAnswer, toolLoop, WEATHER_CALL } from './tool-loop-upstream.js';
 
 
-const UPSTREAM_PATHS: Record<Protocol, string> = { chat: '/v1/chat/completions', responses: '/v1/responses', messages: '/v1/messages' };
+/** Where the upstream of each protocol is called, by a run that streams or not: Gemini's path names the model and the method. */
+const UPSTREAM_PATHS: Record<Protocol, (stream: boolean) => string> = {
+  chat: () => '/v1/chat/completions',
+  responses: () => '/v1/responses',
+  messages: () => '/v1/messages',
+  gemini: (stream) => `/v1beta/models/upstream-model:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+};
 
 /** What the SDK's tool returns; it must reach the second upstream request. */
 const WEATHER = { city: 'Paris', celsius: 18, sky: 'sunny' };
@@ -43,6 +49,9 @@ function weatherTool(calls: unknown[]) {
     },
   });
 }
+
+/** Each way the SDK is run, and whether it streams. */
+const STREAMS = { generateText: false, streamText: true } as const;
 
 const RUNS = {
   generateText: async (model: LanguageModel, calls: unknown[]) => {
@@ -107,7 +116,8 @@ describe.each(Object.keys(RUNS) as (keyof typeof RUNS)[])('%s', (run) => {
     });
 
     // The upstream received two requests in its own protocol; the second carries the call and the tool's result.
-    expect(suite.upstream.received.map((r) => r.url)).toEqual([UPSTREAM_PATHS[upstream], UPSTREAM_PATHS[upstream]]);
+    const path = UPSTREAM_PATHS[upstream](STREAMS[run]);
+    expect(suite.upstream.received.map((r) => r.url)).toEqual([path, path]);
     const followUp = receivedRequest(upstream, suite.upstream.received[1]!.json);
     const parts = followUp.messages.flatMap((m) => m.content.map((p) => ({ role: m.role, part: p })));
     const callPart = parts.find((p) => p.part.type === 'tool_call');

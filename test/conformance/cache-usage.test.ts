@@ -7,11 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { protocols } from '#src/protocols/registry.js';
 import { PROTOCOLS } from '#src/protocols/types.js';
-import type { Json } from '#src/translate/types.js';
 import { translatorFor } from '#src/translate/registry.js';
 import type { Usage } from '#src/protocols/types.js';
 import { translateContext } from '../helpers/translate-context.js';
-import { callerBodies, callerCounts, type Counts, families, sseEvents, streamedAnswer, streamUsage, wholeAnswer } from '../helpers/cache-usage-families.js';
+import { answerUsage, callerBodies, callerCounts, type Counts, families, sseEvents, streamedAnswer, streamUsage, toldTo, wholeAnswer } from '../helpers/cache-usage-families.js';
 
 /** What the log takes, in the same terms as the expectations. */
 const logged = (u: Usage | undefined): Counts => ({
@@ -37,9 +36,9 @@ describe.each(cases)('%s usage to a %s caller', (_name, caller, family) => {
   it('whole', () => {
     const upstreamBody = wholeAnswer(family);
     const body = translator ? translator.response(upstreamBody, ctx(), callerBodies[caller](false)) : upstreamBody;
-    if (translator) expect(callerCounts[caller](body.usage as Json)).toEqual(family.expected);
-    // The log reads the caller's answer (translated) or the upstream's own (passthrough).
-    expect(logged(protocols[caller].usage(body))).toEqual(family.expected);
+    if (translator) expect(callerCounts[caller](answerUsage(caller, body))).toEqual(toldTo(caller, family.expected));
+    // The log reads the upstream's own answer, translated or not (pipeline/relay/whole.ts).
+    expect(logged(protocols[family.upstream].usage(upstreamBody))).toEqual(family.expected);
   });
 
   it('streamed', () => {
@@ -54,7 +53,7 @@ describe.each(cases)('%s usage to a %s caller', (_name, caller, family) => {
     let out = '';
     for (const event of sseEvents(upstreamStream)) out += translation.push(event);
     out += translation.end();
-    expect(callerCounts[caller](streamUsage[caller](out))).toEqual(family.expected);
+    expect(callerCounts[caller](streamUsage[caller](out))).toEqual(toldTo(caller, family.expected));
     // The log of a translated stream takes the finish's usage.
     const u = translation.usage;
     expect(u && { input: u.inputTokens, output: u.outputTokens, cacheRead: u.cacheReadTokens ?? 0, cacheWrite: u.cacheWriteTokens ?? 0 }).toEqual(family.expected);

@@ -10,6 +10,8 @@ const dialects: Record<Protocol, Ir.TranslateContext['upstreamDialect']> = {
   chat: 'openai',
   responses: 'openai',
   messages: 'anthropic',
+  // Gemini's codec reads no dialect; the gemini provider kind states this one.
+  gemini: 'compatible',
 };
 
 export function contextFor(protocol: Protocol): Ir.TranslateContext {

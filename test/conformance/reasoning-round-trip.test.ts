@@ -1,34 +1,41 @@
 /**
- * Reasoning round trips, for all nine caller → upstream pairs, whole and streamed: the upstream model
+ * Reasoning round trips, for every caller → upstream pair, whole and streamed: the upstream model
  * reasons in its own form and calls a tool (turn 1); the caller's client sends its answer back as
  * real clients do, with the tool's result (turn 2); the upstream must get back exactly the reasoning
  * it gave. The fakes are strict as the real APIs are: Anthropic refuses a thinking block whose
  * signature is not its own, OpenAI refuses a function call item (by id) without its reasoning item,
- * and a DeepSeek-style server refuses a tool-call turn without its `reasoning_content`.
+ * a DeepSeek-style server refuses a tool-call turn without its `reasoning_content`, and Gemini 3
+ * refuses a function call sent back without its thought signature (or with one it did not give).
  *
  * What a client sends back is its own wire shape, replayed as it came (Claude Code: the content
- * blocks; Codex: the output items), except Chat clients, which rebuild the assistant message from the
+ * blocks; Codex: the output items; the Gemini CLI: the model's parts but its thoughts), except Chat clients, which rebuild the assistant message from the
  * fields they know: `content`, `tool_calls` and `reasoning_content` (the DeepSeek convention), and,
  * for clients of OpenRouter's dialect, `reasoning_details`. A Chat client without the latter cannot
  * bring back what only an encrypted or signed form holds: see `carried`.
  */
 import type { ServerResponse } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
 import { codecs } from '#src/translate/codecs.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
+import { checkSignatures, GoogleRefusal, googleError, readGenerateRequest } from '../helpers/fake-gemini.js';
 import { sendJson, } from '../helpers/fake-upstream.js';
+import type { Received } from '../helpers/received.js';
 import { GATEWAY_KEY, } from '../helpers/start-gateway.js';
+import { foldGeminiStream, geminiParameters } from './callers.js';
 import { contextFor } from './context.js';
-import { answerWith, modelOn, protocolGateway, } from './upstreams.js';
+import { answerWith, callOf, modelOn, protocolGateway, } from './upstreams.js';
 
-/** All nine pairs: the three passthrough ones too, where the gateway must leave reasoning alone. */
+/** Every pair: the passthrough ones too, where the gateway must leave reasoning alone. */
 const PAIRS = PROTOCOLS.flatMap((caller) => PROTOCOLS.map((upstream) => [caller, upstream] as const));
 
 const THOUGHT = 'The user wants the weather in Paris: call get_weather.';
+/** Gemini's signature on its function call (base64, as Gemini's are). */
+const GEMINI_SIGNATURE = Buffer.from('gemini-signature-1').toString('base64');
 const QUESTION = 'Weather in Paris?';
 const RESULT = 'sunny, 24C';
 
@@ -37,7 +44,31 @@ const REASONING: Record<Protocol, Ir.ReasoningPart> = {
   chat: { type: 'reasoning', text: THOUGHT },
   responses: { type: 'reasoning', text: '', summary: [THOUGHT], encrypted: 'enc-opaque-1', id: 'rs_1' },
   messages: { type: 'reasoning', text: THOUGHT, signature: 'anthropic-signature-1' },
+  // Gemini's is in its own wire form: see geminiTurnOne.
+  gemini: { type: 'reasoning', text: THOUGHT },
 };
+
+/**
+ * Gemini's turn 1 as Gemini 3 writes it (with `includeThoughts`): a thought summary part, then the call
+ * with the signature on it; streamed, the thought and the call in chunks of their own.
+ */
+function geminiTurnOne(req: Received, res: ServerResponse): void {
+  const thought = { text: THOUGHT, thought: true };
+  const call = { functionCall: { name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: GEMINI_SIGNATURE };
+  const usageMetadata = { promptTokenCount: 20, candidatesTokenCount: 10, thoughtsTokenCount: 12, totalTokenCount: 42 };
+  const chunk = (parts: Json[], last: boolean) => ({
+    candidates: [{ content: { role: 'model', parts }, ...(last ? { finishReason: 'STOP' } : {}), index: 0 }],
+    ...(last ? { usageMetadata } : {}),
+    modelVersion: 'upstream-model',
+    responseId: 'up-1',
+  });
+  if (!callOf('gemini', req).stream) {
+    sendJson(res, 200, chunk([thought, call], true));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end([chunk([thought], false), chunk([call], true)].map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`).join(''));
+}
 
 const turnOne = (upstream: Protocol): Ir.Response => ({
   id: 'up-1',
@@ -100,6 +131,18 @@ function reasoningSentBack(upstream: Protocol, body: Json): { refused?: string; 
       }
       return thinking ? { found: { thinking: thinking.thinking, signature: thinking.signature } } : {};
     }
+    case 'gemini': {
+      // Gemini 3's own checks (fake-gemini.ts): the call's signature back, or Google's stand-in for one it did not give.
+      try {
+        checkSignatures(readGenerateRequest(body).contents, new Map([[GEMINI_SIGNATURE, 'call:get_weather']]));
+      } catch (err) {
+        if (err instanceof GoogleRefusal) return { refused: err.message };
+        throw err;
+      }
+      const parts = (body.contents as Json[]).flatMap((c) => (c.role === 'model' ? (c.parts as Json[]) : []));
+      const call = parts.find((p) => p.functionCall !== undefined);
+      return call?.thoughtSignature === GEMINI_SIGNATURE ? { found: { thoughtSignature: call.thoughtSignature } } : {};
+    }
   }
 }
 
@@ -107,17 +150,19 @@ const EXPECTED: Record<Protocol, Json> = {
   chat: { reasoning_content: THOUGHT },
   responses: { id: 'rs_1', encrypted_content: 'enc-opaque-1' },
   messages: { thinking: THOUGHT, signature: 'anthropic-signature-1' },
+  gemini: { thoughtSignature: GEMINI_SIGNATURE },
 };
 
 function strict(upstream: Protocol) {
-  return (req: { json: unknown }, res: ServerResponse) => {
+  return (req: Received, res: ServerResponse) => {
     const body = req.json as Json;
     const { refused } = reasoningSentBack(upstream, body);
     if (refused === undefined) {
       answerWith(upstream, turnTwo)(req, res);
       return;
     }
-    if (upstream === 'messages') sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: refused } });
+    if (upstream === 'gemini') googleError(res, new GoogleRefusal(400, 'INVALID_ARGUMENT', refused));
+    else if (upstream === 'messages') sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: refused } });
     else sendJson(res, 400, { error: { message: refused, type: 'invalid_request_error', param: null, code: null } });
   };
 }
@@ -130,9 +175,10 @@ const firstRequest: Ir.Request = { model: 'm', system: [], messages: [{ role: 'u
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v)) as Json;
 const openai = (url: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0 });
 const anthropic = (url: string) => new Anthropic({ baseURL: url, apiKey: GATEWAY_KEY, maxRetries: 0 });
+const google = (url: string) => new GoogleGenAI({ apiKey: GATEWAY_KEY, httpOptions: { baseUrl: url } });
 
-/** The caller's SDK sends `body` (its wire shape) whole or streamed; the answer as the SDK parsed it. */
-async function send(caller: Protocol, url: string, body: Json, stream: boolean): Promise<Json> {
+/** The caller's SDK sends `body` (its wire shape; Gemini's `model` goes in the path) whole or streamed; the answer as the SDK parsed it. */
+async function send(caller: Protocol, url: string, body: Json, stream: boolean, model: string): Promise<Json> {
   switch (caller) {
     case 'chat':
       return plain(
@@ -144,6 +190,12 @@ async function send(caller: Protocol, url: string, body: Json, stream: boolean):
       return plain(await (stream ? openai(url).responses.stream({ ...body, stream: true } as never).finalResponse() : openai(url).responses.create({ ...body, stream: false } as never)));
     case 'messages':
       return plain(await (stream ? anthropic(url).messages.stream(body as never).finalMessage() : anthropic(url).messages.create({ ...body, stream: false } as never)));
+    case 'gemini': {
+      const params = geminiParameters(model, body);
+      if (stream) return foldGeminiStream(await google(url).models.generateContentStream(params));
+      const { sdkHttpResponse: _headers, ...json } = plain(await google(url).models.generateContent(params));
+      return json;
+    }
   }
 }
 
@@ -174,11 +226,24 @@ function replay(caller: Protocol, first: Json, answer: Json, keepsDetails: boole
       const back = [{ role: 'assistant', content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id, content: RESULT }] }];
       return { ...first, messages: [...(first.messages as Json[]), ...back] };
     }
+    case 'gemini': {
+      // As the Gemini CLI keeps a turn: the model's parts without its thoughts, the signatures on the parts they came on.
+      const content = (answer.candidates as Json[])[0]!.content as Json;
+      const parts = (content.parts as Json[]).filter((p) => p.thought !== true);
+      const call = parts.find((p) => p.functionCall !== undefined)!.functionCall as Json;
+      const response = { functionResponse: { ...(call.id !== undefined ? { id: call.id } : {}), name: call.name, response: { output: RESULT } } };
+      return { ...first, contents: [...(first.contents as Json[]), { role: 'model', parts }, { role: 'user', parts: [response] }] };
+    }
   }
 }
 
 /** The reasoning text the caller was shown in turn 1 (empty when it got none). */
 function shownReasoning(caller: Protocol, answer: Json): string {
+  // A Gemini caller is shown thought parts; what its codec reads back also opens seals, which this client cannot.
+  if (caller === 'gemini') {
+    const parts = (((answer.candidates as Json[])[0]!.content as Json).parts as Json[]) ?? [];
+    return parts.map((p) => (p.thought === true ? String(p.text) : '')).join('');
+  }
   const ir = codecs[caller].decodeResponse(answer, { ...contextFor(caller) });
   return ir.content.map((p) => (p.type === 'reasoning' ? p.text || (p.summary ?? []).join('') : '')).join('');
 }
@@ -195,13 +260,13 @@ const CASES = PAIRS.flatMap(([caller, upstream]) =>
 describe.each(CASES)('%s -> %s (client keeps reasoning_details: %s)', (caller, upstream, keepsDetails) => {
   it.each([false, true])('the reasoning of turn 1 comes back on turn 2 (stream: %s)', async (stream) => {
     const first = codecs[caller].encodeRequest({ ...firstRequest, model: modelOn(upstream), stream }, { ...contextFor(caller), upstreamModel: modelOn(upstream) });
-    suite.upstream.once(answerWith(upstream, turnOne(upstream)));
-    const answer = await send(caller, suite.gateway.url, first, stream);
+    suite.upstream.once(upstream === 'gemini' ? geminiTurnOne : answerWith(upstream, turnOne(upstream)));
+    const answer = await send(caller, suite.gateway.url, first, stream, modelOn(upstream));
     // The caller is shown the reasoning (Chat: as reasoning_content, which the OpenAI SDK's stream helper keeps too).
     expect(shownReasoning(caller, answer)).toBe(THOUGHT);
 
     suite.upstream.once(strict(upstream));
-    const second = await send(caller, suite.gateway.url, replay(caller, first, answer, keepsDetails), stream);
+    const second = await send(caller, suite.gateway.url, replay(caller, first, answer, keepsDetails), stream, modelOn(upstream));
     expect(codecs[caller].decodeResponse(second, contextFor(caller)).content).toEqual([{ type: 'text', text: 'It is sunny in Paris.' }]);
     const { found } = reasoningSentBack(upstream, suite.upstream.last().json as Json);
     if (carried(caller, upstream, keepsDetails)) expect(found).toEqual(EXPECTED[upstream]);

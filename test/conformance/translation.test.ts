@@ -17,7 +17,7 @@ import type { Json } from '#src/translate/types.js';
 import { callers } from './callers.js';
 import { contextFor } from './context.js';
 import { scenarios, type Scenario } from './scenarios.js';
-import { answerWith, modelOn, protocolGateway, upstreams } from './upstreams.js';
+import { answerWith, modelOn, protocolGateway, receivedRequest, upstreams } from './upstreams.js';
 
 const PAIRS = PROTOCOLS.flatMap((caller) => PROTOCOLS.filter((u) => u !== caller).map((upstream) => [caller, upstream] as const));
 
@@ -89,8 +89,14 @@ function lossy(caller: Protocol, upstream: Protocol) {
     // An Anthropic caller can only be given thinking that carries an Anthropic signature; reasoning from an
     // OpenAI upstream is dropped (never turned into text). Chat callers get it as reasoning_content only when
     // the SDK keeps that non-standard field, which the stream helper does not.
+    // A Gemini caller is shown thoughts as thought parts; reasoning from another vendor (Messages, Responses,
+    // a Chat server's reasoning_content) also rides sealed on the next part, so that it comes back whole when
+    // the client drops thought parts, and a reader without the gateway's key reads that as no reasoning.
     reasoning: (stream: boolean) =>
-      caller === 'responses' || (caller === 'messages' && upstream === 'messages') || (caller === 'chat' && !stream),
+      caller === 'responses' ||
+      (caller === 'gemini' && upstream === 'gemini') ||
+      (caller === 'messages' && upstream === 'messages') ||
+      (caller === 'chat' && !stream),
   };
 }
 
@@ -109,7 +115,7 @@ describe.each(PAIRS)('%s -> %s', (caller, upstream) => {
     const parsed = await client.send(suite.gateway.url, { ...scenario.request, model: modelOn(upstream) }, stream);
 
     // 1. The upstream received the scenario's request.
-    const receivedIr = codecs[upstream].decodeRequest(suite.upstream.last().json as Json, contextFor(upstream));
+    const receivedIr = receivedRequest(upstream, suite.upstream.last());
     expect(receivedIr.model, mode).toBe('upstream-model');
     expect(requestEssence(receivedIr, { isError: loss.isError }), mode).toEqual(requestEssence(scenario.request, { isError: loss.isError }));
     if (scenario.request.maxOutputTokens !== undefined) expect(receivedIr.maxOutputTokens, mode).toBe(scenario.request.maxOutputTokens);

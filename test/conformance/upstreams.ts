@@ -9,7 +9,9 @@ import { codecs } from '#src/translate/codecs.js';
 import { responseToEvents } from '#src/translate/common/ir-stream.js';
 import type * as Ir from '#src/translate/ir.js';
 import type { Json } from '#src/translate/types.js';
+import { checkGenerateRequest, GoogleRefusal, googleError } from '../helpers/fake-gemini.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import type { Received } from '../helpers/received.js';
 import { GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
 import { contextFor } from './context.js';
 
@@ -37,15 +39,51 @@ export const upstreams: Record<Protocol, UpstreamSide> = {
     provider: (url) => ({ type: 'anthropic', baseUrl: url, apiKey: 'sk-ant-test', retries: 0 }),
     rateLimited: { type: 'error', error: { type: 'rate_limit_error', message: 'Too many requests, slow down' } },
   },
+  gemini: {
+    provider: (url) => ({ type: 'gemini', baseUrl: `${url}/v1beta`, apiKey: 'gemini-test-key', retries: 0 }),
+    rateLimited: { error: { code: 429, message: 'Too many requests, slow down', status: 'RESOURCE_EXHAUSTED' } },
+  },
 };
+
+/** A request the fake upstream received: its body, and its URL (which Gemini's calls need). */
+type Call = Pick<Received, 'json'> & Partial<Pick<Received, 'url'>>;
+
+/** The model and stream flag of a call the fake upstream received: in the body, or (Gemini) in the path. */
+export function callOf(upstream: Protocol, req: Call): { readonly model: string; readonly stream: boolean } {
+  if (upstream === 'gemini') {
+    if (req.url === undefined) throw new Error('a Gemini call is read from its URL');
+    const path = /\/models\/([^/:]+):([A-Za-z]+)/.exec(new URL(req.url, 'http://upstream').pathname);
+    return { model: decodeURIComponent(path?.[1] ?? ''), stream: path?.[2] === 'streamGenerateContent' };
+  }
+  const body = req.json as Json;
+  return { model: String(body.model), stream: body.stream === true };
+}
+
+/** What the fake upstream received, read back into the IR by the upstream protocol's codec. */
+export function receivedRequest(upstream: Protocol, req: Call): Ir.Request {
+  const { model, stream } = callOf(upstream, req);
+  return codecs[upstream].decodeRequest(req.json as Json, { ...contextFor(upstream), requestedModel: model, stream });
+}
 
 /** A fake upstream behaviour: answer `answer` in protocol `upstream`, streamed when the request asks. */
 export function answerWith(upstream: Protocol, answer: Ir.Response) {
-  return (req: { json: unknown }, res: ServerResponse) => {
+  return (req: Call, res: ServerResponse) => {
     const body = req.json as Json;
-    const ctx = { ...contextFor(upstream), requestedModel: String(body.model) };
+    const { model, stream } = callOf(upstream, req);
+    // Gemini is strict about what it takes (fake-gemini.ts): a request it would refuse is refused here too,
+    // a function call sent back without a signature among them (history Gemini did not give needs Google's stand-in).
+    if (upstream === 'gemini') {
+      try {
+        checkGenerateRequest(body);
+      } catch (err) {
+        if (!(err instanceof GoogleRefusal)) throw err;
+        googleError(res, err);
+        return;
+      }
+    }
+    const ctx = { ...contextFor(upstream), requestedModel: model, stream };
     const codec = codecs[upstream];
-    if (body.stream === true) {
+    if (stream) {
       const encoder = codec.encodeStream(ctx, body);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(responseToEvents(answer).map((e) => encoder.push(e)).join('') + encoder.end());

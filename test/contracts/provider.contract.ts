@@ -36,7 +36,12 @@ const REQUESTS: Record<Protocol, Record<string, unknown>> = {
   chat: { model: 'deployment-1', messages: [{ role: 'user', content: 'hi' }] },
   responses: { model: 'deployment-1', input: 'hi' },
   messages: { model: 'deployment-1', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+  // Gemini names the model in the URL (the request's `model`) and streams by its method: the body says neither.
+  gemini: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
 };
+
+/** Where each protocol's answer names its model. */
+const ANSWER_MODEL: Record<Protocol, string> = { chat: 'model', responses: 'model', messages: 'model', gemini: 'modelVersion' };
 
 async function text(body: AsyncIterable<Buffer>): Promise<string> {
   const chunks: Buffer[] = [];
@@ -90,7 +95,7 @@ export function runProviderContract(name: string, contract: ProviderContract): v
     return provider;
   };
   const send = (provider: Provider, stream: boolean): Promise<UpstreamResponse> => {
-    const json = { ...REQUESTS[contract.protocol], ...(stream ? { stream: true } : {}) };
+    const json = { ...REQUESTS[contract.protocol], ...(stream && contract.protocol !== 'gemini' ? { stream: true } : {}) };
     const abort = new CallAbort();
     return provider.send({
       protocol: contract.protocol,
@@ -98,6 +103,7 @@ export function runProviderContract(name: string, contract: ProviderContract): v
       headers: { 'content-type': 'application/json', 'user-agent': 'contract/1' },
       body: Buffer.from(JSON.stringify(json)),
       json,
+      model: 'deployment-1',
       stream,
       abort,
       get signal() {
@@ -127,7 +133,7 @@ export function runProviderContract(name: string, contract: ProviderContract): v
       const answer = await send(build(contract.entry(fake.url)), false);
       const body = await text(answer.body);
       expect(answer.status, body).toBe(200);
-      expect(JSON.parse(body)).toMatchObject({ model: 'deployment-1' });
+      expect(JSON.parse(body)).toMatchObject({ [ANSWER_MODEL[contract.protocol]]: 'deployment-1' });
       if (contract.path !== undefined) expect(fake.last().url).toBe(contract.path);
     });
 

@@ -9,6 +9,7 @@ import { cannedReply } from '../helpers/canned.js';
 import { AZURE_KEY, FOUNDRY_KEY, fakeAzure, fakeFoundry } from '../helpers/fake-azure.js';
 import { BEDROCK_API_KEY, BEDROCK_REGION, fakeBedrock } from '../helpers/fake-bedrock.js';
 import { sendJson } from '../helpers/fake-upstream.js';
+import { fakeGemini } from '../helpers/fake-gemini.js';
 import type { Behaviour, Received } from '../helpers/received.js';
 import { startVertexContract } from '../helpers/fake-vertex.js';
 import { runProviderContract, UPSTREAM_FAILURE_TESTS, type ProviderContract } from './provider.contract.js';
@@ -72,6 +73,13 @@ const contracts: Record<(typeof PROVIDER_KINDS)[number]['type'], ProviderContrac
     protocol: 'messages',
     // No one path: a stream goes to invoke-with-response-stream (test/e2e/bedrock.test.ts checks both).
     secret: BEDROCK_API_KEY,
+  },
+  gemini: {
+    entry: (origin) => ({ type: 'gemini', baseUrl: `${origin}/v1beta`, apiKey: KEY }),
+    upstream: fakeGemini({ apiKey: KEY, models: ['deployment-1'] }).behaviour,
+    protocol: 'gemini',
+    // No one path: a stream goes to :streamGenerateContent?alt=sse (test/e2e/gemini-upstream.test.ts checks both).
+    secret: KEY,
   },
   echo: {
     entry: () => ({ type: 'echo' }),

@@ -414,11 +414,11 @@ describe('model-gateway check', () => {
     expect(out).toMatch(row('local', 'openai-compatible', `${upstream.url}/v1`, 'chat', 'none', '2'));
     expect(out).toMatch(row('echo', 'echo', 'built in', 'all', 'not needed', '—'));
     expect(out).not.toContain(PROVIDER_OPENAI_KEY);
-    // model, served by, protocols, features, then responses / chat / messages: native or translated.
-    expect(out).toMatch(row('gpt-test', 'openai/gpt-upstream', 'all', 'all', 'native', 'native', '→ responses'));
-    expect(out).toMatch(row('local-chat', 'local/qwen2.5-coder:7b', 'all', 'tools, streaming', '→ chat', 'native', '→ chat'));
-    expect(out).toMatch(row('chat-only', 'openai/chat-only', 'chat', 'all', '—', 'native', '—'));
-    expect(out).toMatch(row('claude-*', 'anthropic (name as sent)', 'all', 'all', '→ messages', '→ messages', 'native'));
+    // model, served by, protocols, features, then responses / chat / messages / gemini: native or translated.
+    expect(out).toMatch(row('gpt-test', 'openai/gpt-upstream', 'all', 'all', 'native', 'native', '→ responses', '→ responses'));
+    expect(out).toMatch(row('local-chat', 'local/qwen2.5-coder:7b', 'all', 'tools, streaming', '→ chat', 'native', '→ chat', '→ chat'));
+    expect(out).toMatch(row('chat-only', 'openai/chat-only', 'chat', 'all', '—', 'native', '—', '—'));
+    expect(out).toMatch(row('claude-*', 'anthropic (name as sent)', 'all', 'all', '→ messages', '→ messages', 'native', '→ messages'));
     expect(out).toMatch(row('ci', 'ci-bot', 'gpt-test, local-*', 'chat', 'streaming', 'gpt-test, local-chat'));
     expect(out).toMatch(/^\s*dev\s+[0-9a-f]{8}\s+\*\s+all\s+all\s+gpt-test, claude-test, local-chat, no-stream, chat-only, echo, claude-basic-\*, claude-\*$/m);
     expect(out).toContain('✔ The config is valid.');
@@ -545,7 +545,7 @@ describe('model-gateway check', () => {
     const h = harness({});
     expect(await run(['check', '--no-color'], h.io)).toBe(0);
     expect(h.stdout()).toContain('built-in default');
-    expect(h.stdout()).toMatch(row('echo', 'echo/echo', 'all', 'all', 'native', 'native', 'native'));
+    expect(h.stdout()).toMatch(row('echo', 'echo/echo', 'all', 'all', 'native', 'native', 'native', 'native'));
     expect(h.stdout()).not.toMatch(/mgw-[A-Za-z0-9_-]{40}/);
   });
 });
@@ -865,6 +865,74 @@ describe('model-gateway env', () => {
     expect(h.stderr()).toBe('');
   });
 
+  it('gemini-cli: the settings.json auth type and telemetry switch, then the exports, GEMINI_MODEL always', async () => {
+    const h = harness({ MODEL_GATEWAY_KEY: GATEWAY_KEY });
+    writeConfig(h.io.cwd, localConfig);
+    expect(await run(['env', 'gemini-cli'], h.io)).toBe(0);
+    expect(h.stdout()).toBe(
+      [
+        '# Gemini CLI → model-gateway at http://127.0.0.1:9911: put this in ~/.gemini/settings.json (merged into what it holds)',
+        `# GEMINI_MODEL names "qwen-coder": on its default (auto) the CLI picks models by Google's names (pick another with --model).`,
+        '{',
+        '  "security": { "auth": { "selectedType": "gemini-api-key" } },',
+        '  "privacy": { "usageStatisticsEnabled": false }',
+        '}',
+        '',
+        '# and run these in the shell that starts `gemini`:',
+        'export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9911',
+        'export GEMINI_API_KEY="$MODEL_GATEWAY_KEY"',
+        'export GEMINI_MODEL=qwen-coder',
+        '',
+      ].join('\n'),
+    );
+    expect(h.stderr()).toContain('refer to $MODEL_GATEWAY_KEY (set in this shell)');
+    expect(h.stdout()).not.toContain(GATEWAY_KEY);
+    // The settings lines are the JSON the CLI reads.
+    const json = h.stdout().split('\n').slice(2, 6).join('\n');
+    expect(JSON.parse(json)).toEqual({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false } });
+  });
+
+  /** Gemini-named models besides localConfig's: one Gemini callers may not use, one they may, and a glob. */
+  const geminiModels = {
+    ...localConfig,
+    models: {
+      'gemini-chat-only': { provider: 'echo', protocols: ['chat'] },
+      ...localConfig.models,
+      'gemini-local': { provider: 'echo' },
+      'gemini-*': { provider: 'echo' },
+    },
+  };
+  it.each([
+    ['--key and --model go in as given', localConfig, ['--key', GATEWAY_KEY, '--model', 'echo'], GATEWAY_KEY, 'echo'],
+    ['the first gemini-* model served to Gemini callers', geminiModels, [], undefined, 'gemini-local'],
+    ['the first model served to Gemini callers when none is named gemini-*', localConfig, [], undefined, 'qwen-coder'],
+    ['the first model the key may call', geminiModels, ['--key', CI_KEY], CI_KEY, 'echo'],
+    [
+      "the CLI's own Pro model when no exact model is served to Gemini callers",
+      { ...localConfig, models: { 'gemini-*': { provider: 'echo' } }, keyGroups: { dev: { keys: [GATEWAY_KEY] } } },
+      [],
+      undefined,
+      'gemini-3.1-pro-preview',
+    ],
+  ])('gemini-cli: GEMINI_MODEL is %s', async (_name, config, argv, key, model) => {
+    const h = harness({});
+    writeConfig(h.io.cwd, config);
+    expect(await run(['env', 'gemini-cli', ...argv], h.io)).toBe(0);
+    expect(h.stdout().split('\n').filter((l) => l.startsWith('export '))).toEqual([
+      'export GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9911',
+      `export GEMINI_API_KEY=${key ?? '"$MODEL_GATEWAY_KEY"'}`,
+      `export GEMINI_MODEL=${model}`,
+    ]);
+    // Said in a comment, unless it was asked for.
+    expect(h.stdout().includes(`# GEMINI_MODEL names "${model}"`)).toBe(!(argv as string[]).includes('--model'));
+  });
+
+  it("gemini-cli: without a config, GEMINI_MODEL names the CLI's own Pro model", async () => {
+    const h = harness({});
+    expect(await run(['env', 'gemini-cli', '--url', 'http://gateway.test:9000'], h.io)).toBe(0);
+    expect(h.stdout()).toContain('\nexport GEMINI_MODEL=gemini-3.1-pro-preview\n');
+  });
+
   it('openai, anthropic and shell: the SDK variables; --url overrides the config and drops a /v1', async () => {
     const h = harness({});
     writeConfig(h.io.cwd, localConfig);
@@ -892,7 +960,7 @@ describe('model-gateway env', () => {
   });
 
   it.each([
-    [['env', 'cursor'], 2, /'cursor' is invalid for argument 'client'\. Allowed choices are claude-code, codex, openai, anthropic, shell/],
+    [['env', 'cursor'], 2, /'cursor' is invalid for argument 'client'\. Allowed choices are claude-code, codex, gemini-cli, openai, anthropic, shell/],
     [['env'], 2, /missing required argument 'client'/],
     [['env', 'openai', '--url', 'not a url'], 2, /--url: "not a url" is not a URL/],
     [['env', 'openai', '--model', 'ghost'], 1, /--model: "ghost" is not a model of/],
@@ -929,6 +997,10 @@ console.log(r.choices[0].message.content);`,
       anthropic: `import Anthropic from '@anthropic-ai/sdk';
 const r = await new Anthropic({ maxRetries: 0 }).messages.create({ model: 'echo', max_tokens: 64, messages: [{ role: 'user', content: 'hello via anthropic env' }] });
 console.log(r.content[0].text);`,
+      // Google's SDK reads GOOGLE_GEMINI_BASE_URL and GEMINI_API_KEY itself; GEMINI_MODEL is the CLI's, read here for it.
+      gemini: `import { GoogleGenAI } from '@google/genai';
+const r = await new GoogleGenAI({}).models.generateContent({ model: process.env.GEMINI_MODEL, contents: 'hello via gemini-cli env' });
+console.log(r.text);`,
     };
 
     it.each([
@@ -936,12 +1008,15 @@ console.log(r.content[0].text);`,
       ['anthropic', [], 'hello via anthropic env'],
       ['shell', ['--key', GATEWAY_KEY], 'hello via openai env'],
       ['shell', ['--key', GATEWAY_KEY], 'hello via anthropic env'],
+      ['gemini-cli', ['--model', 'echo'], 'hello via gemini-cli env'],
     ] as const)('env %s %j', async (client, extra, expected) => {
       const h = harness({});
       expect(await run(['env', client, '--url', gw.url, ...extra], h.io)).toBe(0);
-      const sdk = expected.includes('openai') ? 'openai' : 'anthropic';
+      const sdk = expected.includes('openai') ? 'openai' : expected.includes('anthropic') ? 'anthropic' : 'gemini';
+      // The Gemini CLI's settings.json lines are for its file, not the shell: only its export lines run.
+      const snippet = client === 'gemini-cli' ? h.stdout().split('\n').filter((l) => l.startsWith('export ')).join('\n') : h.stdout();
       // Only the printed lines (plus MODEL_GATEWAY_KEY, which they refer to without --key) tell the SDK where to go.
-      const result = await inShell(h.stdout(), [process.execPath, '--input-type=module', '-e', script[sdk]], { MODEL_GATEWAY_KEY: GATEWAY_KEY });
+      const result = await inShell(snippet, [process.execPath, '--input-type=module', '-e', script[sdk]], { MODEL_GATEWAY_KEY: GATEWAY_KEY });
       expect(result.stderr).toBe('');
       expect(result.stdout.trim()).toBe(expected);
     });
@@ -978,7 +1053,7 @@ describe('bin/model-gateway.js (child process), each command once', () => {
     const env = { ANTHROPIC_API_KEY: 'sk-ant-spawned-0000', MODEL_GATEWAY_KEY: key! };
     const checkRun = await spawnCli(['check'], { cwd: dir, env });
     expect(checkRun.code, checkRun.stderr).toBe(0);
-    expect(checkRun.stdout).toMatch(row('claude-*', 'anthropic (name as sent)', 'all', 'all', '→ messages', '→ messages', 'native'));
+    expect(checkRun.stdout).toMatch(row('claude-*', 'anthropic (name as sent)', 'all', 'all', '→ messages', '→ messages', 'native', '→ messages'));
     expect(checkRun.stdout).not.toContain('sk-ant-spawned-0000');
 
     const modelsRun = await spawnCli(['models'], { cwd: dir, env });

@@ -1,14 +1,18 @@
 /**
  * Prompt caching through translation, end to end: consecutive turns of one real Claude Code
- * conversation reach Chat and Responses upstreams with a byte-identical prefix (what automatic
- * prefix caches need), cache keys reach the upstreams that take them, and cache usage in each
- * upstream's own fields reaches each caller in its own.
+ * conversation reach Chat, Responses and Gemini upstreams with a byte-identical prefix (what automatic
+ * prefix caches need), so do a Gemini caller's turns on Messages and Chat upstreams, cache keys reach
+ * the upstreams that take them, and cache usage in each upstream's own fields reaches each caller in
+ * its own.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '#src/log/record.js';
 import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
-import { callerBodies, callerCounts, families, streamedAnswer, streamUsage, wholeAnswer } from '../helpers/cache-usage-families.js';
+import type * as Ir from '#src/translate/ir.js';
+import { answerWith, callOf } from '../conformance/upstreams.js';
+import { answerUsage, callerBodies, callerCounts, families, streamedAnswer, streamUsage, toldTo, wholeAnswer } from '../helpers/cache-usage-families.js';
+import { fakeGemini, GEMINI_API_KEY } from '../helpers/fake-gemini.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
@@ -90,15 +94,19 @@ beforeAll(async () => {
       openaiResponses: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-openai-provider-key-0000', protocols: ['responses'], retries: 0 },
       compatible: { type: 'openai-compatible', baseUrl: `${upstream.url}/v1`, retries: 0 },
       anthropic: { type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_ANTHROPIC_KEY, retries: 0 },
+      google: { type: 'gemini', baseUrl: `${upstream.url}/v1beta`, apiKey: GEMINI_API_KEY, retries: 0 },
     },
     models: {
       'openai-chat': { provider: 'openaiChat', upstreamModel: 'gpt-upstream' },
       'openai-responses': { provider: 'openaiResponses', upstreamModel: 'gpt-upstream' },
       'compatible-chat': { provider: 'compatible', upstreamModel: 'deepseek-upstream' },
+      'anthropic-messages': { provider: 'anthropic', upstreamModel: 'claude-upstream' },
+      gemini: { provider: 'google', upstreamModel: 'gemini-3-pro-preview' },
       // One model per upstream protocol, for the usage families.
       'on-chat': { provider: 'compatible', upstreamModel: 'upstream-model' },
       'on-responses': { provider: 'openaiResponses', upstreamModel: 'upstream-model' },
       'on-messages': { provider: 'anthropic', upstreamModel: 'upstream-model' },
+      'on-gemini': { provider: 'google', upstreamModel: 'upstream-model' },
     },
     keyGroups: { dev: { keys: [GATEWAY_KEY] } },
   } satisfies Parameters<typeof startGateway>[0];
@@ -126,7 +134,7 @@ describe('three consecutive Claude Code turns share a byte-identical prefix upst
   }
 
   /** Every element of turn N's list is, byte for byte, the same element of turn N+1's (as `seen` shows it). */
-  function expectPrefixKept(bodies: Json[], list: 'messages' | 'input', seen: (element: unknown) => unknown = (e) => e) {
+  function expectPrefixKept(bodies: Json[], list: 'messages' | 'input' | 'contents', seen: (element: unknown) => unknown = (e) => e) {
     for (let n = 0; n + 1 < bodies.length; n++) {
       const before = bodies[n]![list] as unknown[];
       const after = bodies[n + 1]![list] as unknown[];
@@ -161,6 +169,17 @@ describe('three consecutive Claude Code turns share a byte-identical prefix upst
     const leading = (body: Json) => JSON.stringify((body.messages as unknown[])[0]);
     expect(leading(bodies[2]!)).toBe(leading(bodies[0]!));
     for (const body of bodies.slice(1)) expect(JSON.stringify(body.tools)).toBe(JSON.stringify(bodies[0]!.tools));
+  });
+
+  it('a Gemini upstream (Gemini caches a repeated prefix by itself): the contents, and the system instruction and tools before them', async () => {
+    // A Gemini 3 that checks the history's function calls for their signatures, as the real one does.
+    upstream.always(fakeGemini({ apiKey: GEMINI_API_KEY }).behaviour);
+    const bodies = await sendTurns('gemini');
+    expectPrefixKept(bodies, 'contents');
+    for (const body of bodies.slice(1)) {
+      expect(JSON.stringify(body.systemInstruction)).toBe(JSON.stringify(bodies[0]!.systemInstruction));
+      expect(JSON.stringify(body.tools)).toBe(JSON.stringify(bodies[0]!.tools));
+    }
   });
 
   it('an OpenAI Responses upstream', async () => {
@@ -238,12 +257,115 @@ describe('three consecutive Codex turns share a byte-identical prefix on a Messa
   });
 });
 
-/** Where each caller protocol is served, and how its callers present their key. */
-const endpoints: Record<Protocol, { path: string; headers: Record<string, string> }> = {
-  chat: { path: '/v1/chat/completions', headers: { authorization: `Bearer ${GATEWAY_KEY}` } },
-  responses: { path: '/v1/responses', headers: { authorization: `Bearer ${GATEWAY_KEY}` } },
-  messages: { path: '/v1/messages', headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' } },
+/** A tool as the Gemini CLI declares it. */
+const GEMINI_TOOLS = [
+  {
+    functionDeclarations: [
+      {
+        name: 'run_shell_command',
+        description: 'Runs a shell command',
+        parametersJsonSchema: { type: 'object', properties: { command: { type: 'string' } }, required: ['command'] },
+      },
+    ],
+  },
+];
+/** A Gemini caller's request: the same system instruction, tools and config every turn, around the contents so far. */
+const geminiTurn = (contents: Json[]): Json => ({
+  systemInstruction: { parts: [{ text: 'You are an interactive CLI agent.' }] },
+  contents,
+  tools: GEMINI_TOOLS,
+  generationConfig: { temperature: 0, thinkingConfig: { includeThoughts: true } },
+});
+
+/** The upstream's answers, in turn: a signed thought and a call, then text, then text. */
+const upstreamAnswers: Ir.Response[] = [
+  {
+    id: 'up-1',
+    model: 'upstream-model',
+    created: 1_700_000_000,
+    content: [
+      { type: 'reasoning', text: 'List the files first.', signature: 'c2lnbmVkLXRoaW5raW5nLTE=' },
+      { type: 'tool_call', id: 'call_ls_1', name: 'run_shell_command', kind: 'function', arguments: '{"command":"ls"}' },
+    ],
+    stopReason: 'tool_calls',
+    usage: { inputTokens: 300, outputTokens: 20 },
+  },
+  { id: 'up-2', model: 'upstream-model', created: 1_700_000_001, content: [{ type: 'text', text: 'Two files.' }], stopReason: 'end', usage: { inputTokens: 340, outputTokens: 4 } },
+  { id: 'up-3', model: 'upstream-model', created: 1_700_000_002, content: [{ type: 'text', text: 'Done.' }], stopReason: 'end', usage: { inputTokens: 360, outputTokens: 2 } },
+];
+
+describe('three consecutive Gemini caller turns share a byte-identical prefix upstream', () => {
+  /** Sends the three turns, each built from the gateway's answer to the one before; returns what reached the upstream. */
+  async function sendTurns(upstreamProtocol: Protocol, model: string): Promise<Json[]> {
+    for (const a of upstreamAnswers) upstream.once(answerWith(upstreamProtocol, a));
+    /** What the user sends after each answer: the function's result, then a question. */
+    const userTurns: Json[] = [
+      { role: 'user', parts: [{ functionResponse: { id: 'call_ls_1', name: 'run_shell_command', response: { output: 'README.md\nsrc' } } }] },
+      { role: 'user', parts: [{ text: 'Now summarise them.' }] },
+    ];
+    const contents: Json[] = [{ role: 'user', parts: [{ text: 'What is in this directory?' }] }];
+    const bodies: Json[] = [];
+    for (let turn = 0; turn < 3; turn++) {
+      const res = await callAs('gemini', model, false, geminiTurn(contents));
+      expect(res.status, res.text).toBe(200);
+      bodies.push(upstream.last().json as Json);
+      // The model's content goes back as it came, thought signatures included.
+      const answer = ((res.json as Json).candidates as Json[])[0]!.content as Json;
+      const reply = userTurns[turn];
+      contents.push(answer, ...(reply ? [reply] : []));
+    }
+    return bodies;
+  }
+
+  it('a Messages upstream: system, tools and earlier messages unchanged, the signed thinking sent back as it was given', async () => {
+    const bodies = await sendTurns('messages', 'anthropic-messages');
+    const unmarked = (v: unknown) => JSON.stringify(v, (key, value: unknown) => (key === 'cache_control' ? undefined : value));
+    for (let n = 0; n + 1 < bodies.length; n++) {
+      const [before, after] = [bodies[n]!, bodies[n + 1]!];
+      expect(unmarked(after.system), `turn ${n + 2}, system`).toBe(unmarked(before.system));
+      expect(JSON.stringify(after.tools), `turn ${n + 2}, tools`).toBe(JSON.stringify(before.tools));
+      const earlier = before.messages as unknown[];
+      const later = after.messages as unknown[];
+      expect(later.length, `turn ${n + 2} is longer`).toBeGreaterThan(earlier.length);
+      for (const [i, message] of earlier.entries()) expect(unmarked(later[i]), `turn ${n + 2}, messages[${i}]`).toBe(unmarked(message));
+    }
+    // Anthropic checks the thinking block before a tool use: it is the one the upstream signed.
+    const assistant = (bodies[1]!.messages as Json[]).find((m) => m.role === 'assistant')!;
+    expect((assistant.content as Json[])[0]).toMatchObject({ type: 'thinking', thinking: 'List the files first.', signature: 'c2lnbmVkLXRoaW5raW5nLTE=' });
+  });
+
+  it('a Chat upstream: every earlier message unchanged', async () => {
+    const bodies = await sendTurns('chat', 'openai-chat');
+    for (let n = 0; n + 1 < bodies.length; n++) {
+      const earlier = (bodies[n]!.messages as unknown[]).map((m) => JSON.stringify(m));
+      const later = (bodies[n + 1]!.messages as unknown[]).map((m) => JSON.stringify(m));
+      expect(later.length, `turn ${n + 2} is longer`).toBeGreaterThan(earlier.length);
+      expect(later.slice(0, earlier.length), `turn ${n + 2}`).toEqual(earlier);
+      expect(JSON.stringify(bodies[n + 1]!.tools)).toBe(JSON.stringify(bodies[n]!.tools));
+    }
+  });
+});
+
+/**
+ * Where each caller protocol is served for a model, whole or streamed, and how its callers present their key.
+ * Gemini's path names the model and the method, and its body names neither.
+ */
+const endpoints: Record<Protocol, { path: (model: string, stream: boolean) => string; headers: Record<string, string>; modelInBody: boolean }> = {
+  chat: { path: () => '/v1/chat/completions', headers: { authorization: `Bearer ${GATEWAY_KEY}` }, modelInBody: true },
+  responses: { path: () => '/v1/responses', headers: { authorization: `Bearer ${GATEWAY_KEY}` }, modelInBody: true },
+  messages: { path: () => '/v1/messages', headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' }, modelInBody: true },
+  gemini: {
+    path: (model, stream) => `/v1beta/models/${model}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
+    headers: { 'x-goog-api-key': GATEWAY_KEY },
+    modelInBody: false,
+  },
 };
+
+/** A caller's request of `body` to `model`, in its protocol's place. */
+function callAs(caller: Protocol, model: string, stream: boolean, body: Json) {
+  const { path, headers, modelInBody } = endpoints[caller];
+  return call(`${gw.url}${path(model, stream)}`, { headers, body: JSON.stringify(modelInBody ? { ...body, model } : body) });
+}
 
 /** The record of the request that just got its response: the log line is made when the response closes. */
 async function nextRecord(before: number): Promise<RequestRecord> {
@@ -258,18 +380,17 @@ describe('cache usage in each upstream’s own fields reaches each caller in its
 
   it.each(cases)('%s to a %s caller (streamed: %s)', async (_name, caller, stream, family) => {
     upstream.always((req, res) => {
-      const streamed = (req.json as Json).stream === true;
+      const streamed = callOf(family.upstream, req).stream;
       res.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
       res.end(streamed ? streamedAnswer(family) : JSON.stringify(wholeAnswer(family)));
     });
     const before = records.length;
-    const { path, headers } = endpoints[caller];
-    const res = await call(`${gw.url}${path}`, { headers, body: JSON.stringify({ ...callerBodies[caller](stream), model: `on-${family.upstream}` }) });
+    const res = await callAs(caller, `on-${family.upstream}`, stream, callerBodies[caller](stream));
     expect(res.status, res.text).toBe(200);
     // On passthrough the caller gets the upstream's own fields, as they are.
     if (caller !== family.upstream) {
-      const usage = stream ? streamUsage[caller](res.text) : ((res.json as Json).usage as Json);
-      expect(callerCounts[caller](usage)).toEqual(family.expected);
+      const usage = stream ? streamUsage[caller](res.text) : answerUsage(caller, res.json as Json);
+      expect(callerCounts[caller](usage)).toEqual(toldTo(caller, family.expected));
     }
     const { usage } = await nextRecord(before);
     expect({

@@ -19,7 +19,7 @@ type ChatUsagePlace = 'own chunk' | 'finish chunk' | 'choice';
 export interface CacheUsageFamily {
   readonly name: string;
   readonly upstream: Protocol;
-  /** The `usage` object, as the upstream writes it. */
+  /** The usage object, as the upstream writes it (Gemini's is its answer's `usageMetadata`). */
   readonly usage: Json;
   readonly chatStream?: ChatUsagePlace;
   readonly expected: { readonly input: number; readonly output: number; readonly cacheRead: number; readonly cacheWrite: number };
@@ -109,7 +109,29 @@ export const families: readonly CacheUsageFamily[] = [
     },
     expected: { input: 5000, output: 40, cacheRead: 4096, cacheWrite: 0 },
   },
+  {
+    // Gemini's implicit cache: `promptTokenCount` includes the `cachedContentTokenCount` read from it,
+    // and `candidatesTokenCount` leaves out the thinking (`thoughtsTokenCount`). Gemini counts no writes.
+    name: 'Gemini',
+    upstream: 'gemini',
+    usage: {
+      promptTokenCount: 4200,
+      candidatesTokenCount: 60,
+      thoughtsTokenCount: 40,
+      totalTokenCount: 4300,
+      cachedContentTokenCount: 4096,
+      promptTokensDetails: [{ modality: 'TEXT', tokenCount: 4200 }],
+      cacheTokensDetails: [{ modality: 'TEXT', tokenCount: 4096 }],
+    },
+    expected: { input: 4200, output: 100, cacheRead: 4096, cacheWrite: 0 },
+  },
 ];
+
+/** Where each protocol's answer states its usage. */
+const USAGE_FIELD: Record<Protocol, string> = { chat: 'usage', responses: 'usage', messages: 'usage', gemini: 'usageMetadata' };
+
+/** The usage object of a whole answer in `protocol`. */
+export const answerUsage = (protocol: Protocol, body: Json): Json => obj(body[USAGE_FIELD[protocol]]);
 
 const answer: Ir.Response = {
   id: 'up-1',
@@ -126,12 +148,19 @@ const ctxOf = (upstream: Protocol): Ir.TranslateContext =>
     upstream,
     requestedModel: 'upstream-model',
     upstreamModel: 'upstream-model',
-    upstreamDialect: upstream === 'messages' ? 'anthropic' : 'openai',
+    upstreamDialect: upstream === 'messages' ? 'anthropic' : upstream === 'gemini' ? 'compatible' : 'openai',
   });
 
-/** The family's whole answer: its protocol's answer with the family's `usage` object in place of the codec's. */
+/** The family's whole answer: its protocol's answer with the family's usage object in place of the codec's. */
 export function wholeAnswer(family: CacheUsageFamily): Json {
-  return { ...codecs[family.upstream].encodeResponse(answer, ctxOf(family.upstream), { model: 'upstream-model' }), usage: family.usage };
+  return { ...codecs[family.upstream].encodeResponse(answer, ctxOf(family.upstream), { model: 'upstream-model' }), [USAGE_FIELD[family.upstream]]: family.usage };
+}
+
+/** A Gemini chunk's usage: the prompt's count on each chunk before the last, all of it on the last (with the finish). */
+function geminiChunkUsage(chunk: Json, usage: Json): Json {
+  const candidates = Array.isArray(chunk.candidates) ? (chunk.candidates as Json[]) : [];
+  if (candidates.some((c) => c.finishReason !== undefined)) return usage;
+  return { promptTokenCount: usage.promptTokenCount, totalTokenCount: usage.promptTokenCount };
 }
 
 const frame = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
@@ -160,6 +189,7 @@ export function streamedAnswer(family: CacheUsageFamily): string {
       if (json.type === 'message_start') json.message = { ...(json.message as Json), usage: family.usage };
       if (json.type === 'message_delta') json.usage = family.usage;
       if (json.type === 'response.completed') json.response = { ...(json.response as Json), usage: family.usage };
+      if (family.upstream === 'gemini') json.usageMetadata = geminiChunkUsage(json, family.usage);
       return frame(json, event);
     })
     .join('');
@@ -193,7 +223,24 @@ export const callerCounts: Record<Protocol, (usage: Json) => Counts> = {
     const cacheWrite = n(u.cache_creation_input_tokens);
     return { input: n(u.input_tokens) + cacheRead + cacheWrite, output: n(u.output_tokens), cacheRead, cacheWrite };
   },
+  // `usageMetadata`: the prompt count includes the cached part and what built-in tools fed back; the thinking is
+  // counted apart from the candidates. It has no field for cache writes.
+  gemini: (u) => ({
+    input: n(u.promptTokenCount) + n(u.toolUsePromptTokenCount),
+    output: n(u.candidatesTokenCount) + n(u.thoughtsTokenCount),
+    cacheRead: n(u.cachedContentTokenCount),
+    cacheWrite: 0,
+  }),
 };
+
+/**
+ * What a caller of `caller` can be told of `counts`: all of them, except that Gemini's `usageMetadata`
+ * has no field for cache writes (Gemini's implicit cache bills none; an explicit one is created apart):
+ * its callers see them inside the prompt count only.
+ */
+export function toldTo(caller: Protocol, counts: Counts): Counts {
+  return caller === 'gemini' ? { ...counts, cacheWrite: 0 } : counts;
+}
 
 /** The `usage` a caller's stream (its SSE text) ends with, where each protocol states it. */
 export const streamUsage: Record<Protocol, (sse: string) => Json> = {
@@ -208,6 +255,8 @@ export const streamUsage: Record<Protocol, (sse: string) => Json> = {
     }
     return usage;
   },
+  // Each chunk states the usage of the answer so far: the last one that states it is the whole.
+  gemini: (sse) => obj(dataOf(sse).filter((e) => isUsage(e.usageMetadata)).at(-1)?.usageMetadata),
 };
 
 const isUsage = (v: unknown) => typeof v === 'object' && v !== null;
@@ -218,9 +267,11 @@ const dataOf = (sse: string): Json[] =>
     .filter((e) => e.data !== '[DONE]')
     .map((e) => JSON.parse(e.data) as Json);
 
-/** A minimal request of each protocol, whole or streamed (a Chat stream asks for its usage). */
+/** A minimal request body of each protocol, whole or streamed (a Chat stream asks for its usage). */
 export const callerBodies: Record<Protocol, (stream: boolean) => Json> = {
   chat: (stream) => ({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream, ...(stream ? { stream_options: { include_usage: true } } : {}) }),
   responses: (stream) => ({ model: 'm', input: 'hi', stream }),
   messages: (stream) => ({ model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }], stream }),
+  // The model and whether it streams are in the path (`models/{model}:streamGenerateContent`), not the body.
+  gemini: () => ({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
 };

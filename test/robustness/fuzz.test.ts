@@ -11,10 +11,10 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSseDecoder, type SseEvent } from '#src/sse/parse.js';
 import { translatorFor } from '#src/translate/registry.js';
-import { PROTOCOLS } from '#src/protocols/types.js';
+import { PROTOCOLS, type Protocol } from '#src/protocols/types.js';
 import { translateContext } from '../helpers/translate-context.js';
 import { startGateway, type TestGateway } from '../helpers/start-gateway.js';
-import { ECHO_MODELS, ENDPOINTS, errorShapeProblem, robustConfig, type EndpointCase } from './helpers.js';
+import { ECHO_MODELS, ENDPOINTS, errorShapeProblem, GEMINI_ENDPOINTS, robustConfig, type EndpointCase } from './helpers.js';
 
 /** `FUZZ_SCALE=20 npx vitest run test/robustness/fuzz.test.ts` runs twenty times as many cases, to hunt. */
 const SCALE = Number(process.env.FUZZ_SCALE ?? 1);
@@ -38,13 +38,24 @@ interface Answer {
   text: string;
 }
 
-async function post(ep: EndpointCase, body: string): Promise<Answer> {
-  const res = await request(`${gw.url}${ep.path}`, { method: 'POST', headers: ep.headers(), body, dispatcher: agent });
+/** Every endpoint the fuzz sends to: Gemini's name the model and whether it streams in the path. */
+const ALL_ENDPOINTS: readonly EndpointCase[] = [...ENDPOINTS, ...GEMINI_ENDPOINTS];
+
+/** Where a request for `model` goes, streamed or not. */
+const pathOf = (ep: EndpointCase, model: string, stream: boolean) => ep.pathFor?.(model, stream) ?? ep.path;
+
+async function post(path: string, ep: EndpointCase, body: string): Promise<Answer> {
+  const res = await request(`${gw.url}${path}`, { method: 'POST', headers: ep.headers(), body, dispatcher: agent });
   return { status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), text: await res.body.text() };
 }
 
-/** The stream's proper end per protocol, and what an in-band error looks like. */
-const STREAM_END: Record<string, RegExp> = { chat: /data: \[DONE\]\n\n$/, responses: /event: response\.completed\n/, messages: /event: message_stop\n/ };
+/** The stream's proper end per protocol (Gemini's: a last chunk with the finish reason), and what an in-band error looks like. */
+const STREAM_END: Record<Protocol, RegExp> = {
+  chat: /data: \[DONE\]\n\n$/,
+  responses: /event: response\.completed\n/,
+  messages: /event: message_stop\n/,
+  gemini: /^data: \{.*"finishReason":"[A-Z_]+".*\}\n\n$(?![\s\S])/m,
+};
 const STREAM_ERROR = /^event: error$|^data: \{"error"|"type":"response\.failed"/m;
 
 /** Why `answer` breaks the contract for a request the client built, or undefined. */
@@ -71,23 +82,26 @@ function problem(ep: EndpointCase, stream: boolean, a: Answer): string | undefin
   try {
     const json = JSON.parse(a.text) as Record<string, unknown>;
     if (json.error !== undefined && json.error !== null) return 'a 200 carrying an error';
-    if (ep.operation === 'count_tokens' && typeof json.input_tokens !== 'number') return 'count_tokens without input_tokens';
+    const counted = ep.protocol === 'gemini' ? 'totalTokens' : 'input_tokens';
+    if (ep.operation === 'count_tokens' && typeof json[counted] !== 'number') return `count_tokens without ${counted}`;
   } catch {
     return 'the body is not JSON';
   }
   return undefined;
 }
 
-async function check(ep: EndpointCase, body: string, stream: boolean): Promise<void> {
-  const answer = await post(ep, body);
+/** Sends `body` for `model` (Gemini's path names it; the others' bodies do) and checks the answer. */
+async function check(ep: EndpointCase, model: string, body: string, stream: boolean): Promise<void> {
+  const path = pathOf(ep, model, stream);
+  const answer = await post(path, ep, body);
   const why = problem(ep, stream, answer);
-  if (why) throw new Error(`${ep.path}: ${why}\nrequest: ${body.slice(0, 1500)}\nanswer ${answer.status}: ${answer.text.slice(0, 1500)}`);
+  if (why) throw new Error(`${path}: ${why}\nrequest: ${body.slice(0, 1500)}\nanswer ${answer.status}: ${answer.text.slice(0, 1500)}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------------------
 // (a) bodies
 
-const endpoint = fc.constantFrom(...ENDPOINTS);
+const endpoint = fc.constantFrom(...ALL_ENDPOINTS);
 const model = fc.constantFrom(...ECHO_MODELS);
 
 /** Values a field is unlikely to expect: every JSON type, edge numbers, odd strings, small nested values. */
@@ -102,6 +116,20 @@ const tool = {
   chat: { type: 'function', function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } },
   responses: { type: 'function', name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
   messages: { name: 'get_weather', description: 'Weather', input_schema: { type: 'object', properties: { city: { type: 'string' } } } },
+  gemini: { functionDeclarations: [{ name: 'get_weather', description: 'Weather', parametersJsonSchema: { type: 'object', properties: { city: { type: 'string' } } } }] },
+};
+
+/** A Gemini `GenerateContentRequest`: the model and the stream are the path's. */
+const geminiRequest = {
+  systemInstruction: { parts: [{ text: 'Be brief.' }] },
+  contents: [
+    { role: 'user', parts: [{ text: 'weather?' }] },
+    { role: 'model', parts: [{ functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris' } }, thoughtSignature: 'skip_thought_signature_validator' }] },
+    { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'get_weather', response: { output: 'sunny' } } }, { text: 'thanks' }] },
+  ],
+  tools: [tool.gemini],
+  toolConfig: { functionCallingConfig: { mode: 'AUTO' } },
+  generationConfig: { temperature: 0.5, maxOutputTokens: 256 },
 };
 
 /** A rich valid body per endpoint: system prompt, a finished tool round, a last user turn, tools. */
@@ -149,18 +177,22 @@ function richBody(ep: EndpointCase, m: string, stream: boolean): Record<string, 
         ],
         tools: [tool.messages],
       };
+    case 'gemini':
+      // A count wraps the request it counts, as the SDK sends it when the request has more than contents.
+      return ep.operation === 'create' ? structuredClone(geminiRequest) : { generateContentRequest: { model: `models/${m}`, ...structuredClone(geminiRequest) } };
   }
 }
 
-/** Optional top-level fields the decoders read (from src/protocols/{chat,responses,messages}/codec/decode-request.ts). */
+/** Optional top-level fields the decoders read (from src/protocols/{chat,responses,messages,gemini}/codec/decode-request.ts). */
 const TOP_FIELDS = {
   chat: ['tools', 'tool_choice', 'functions', 'function_call', 'stream_options', 'response_format', 'stop', 'n', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'top_k', 'reasoning_effort', 'metadata', 'user', 'seed', 'logit_bias', 'logprobs', 'top_logprobs', 'parallel_tool_calls', 'modalities', 'audio', 'prediction', 'presence_penalty', 'frequency_penalty', 'verbosity', 'web_search_options', 'safety_identifier'],
   responses: ['tools', 'tool_choice', 'instructions', 'max_output_tokens', 'max_tool_calls', 'metadata', 'parallel_tool_calls', 'prompt', 'reasoning', 'safety_identifier', 'temperature', 'text', 'top_logprobs', 'top_p', 'user', 'include', 'store', 'previous_response_id', 'truncation', 'conversation'],
   messages: ['tools', 'tool_choice', 'system', 'max_tokens', 'metadata', 'output_config', 'stop_sequences', 'temperature', 'thinking', 'top_k', 'top_p', 'service_tier', 'container'],
+  gemini: ['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'safetySettings', 'cachedContent', 'generateContentRequest'],
 } as const;
 
 /** Field names inside messages, items, parts and tools worth corrupting. */
-const INNER_FIELDS = ['role', 'content', 'type', 'text', 'name', 'arguments', 'tool_calls', 'tool_call_id', 'function', 'id', 'call_id', 'output', 'input', 'tool_use_id', 'source', 'image_url', 'cache_control', 'is_error', 'parameters', 'input_schema', 'description', 'summary', 'encrypted_content', 'thinking', 'signature', 'data', 'refusal', 'status', 'file_data'];
+const INNER_FIELDS = ['role', 'content', 'type', 'text', 'name', 'arguments', 'tool_calls', 'tool_call_id', 'function', 'id', 'call_id', 'output', 'input', 'tool_use_id', 'source', 'image_url', 'cache_control', 'is_error', 'parameters', 'input_schema', 'description', 'summary', 'encrypted_content', 'thinking', 'signature', 'data', 'refusal', 'status', 'file_data', 'parts', 'functionCall', 'functionResponse', 'args', 'response', 'thought', 'thoughtSignature', 'inlineData', 'fileData', 'mimeType', 'functionDeclarations', 'parametersJsonSchema', 'thinkingConfig', 'functionCallingConfig', 'mode'];
 
 type Path = (string | number)[];
 
@@ -231,7 +263,7 @@ describe('(a) the gateway on arbitrary and near-valid bodies', () => {
   it('arbitrary JSON values as the body: a 4xx in the caller shape, never a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(endpoint, fc.jsonValue({ maxDepth: 4 }), async (ep, value) => {
-        await check(ep, JSON.stringify(value) ?? 'null', false);
+        await check(ep, 'echo', JSON.stringify(value) ?? 'null', false);
       }),
       { numRuns: runs(250) },
     );
@@ -240,17 +272,17 @@ describe('(a) the gateway on arbitrary and near-valid bodies', () => {
   it('arbitrary objects with a routable model: never a 5xx', async () => {
     await fc.assert(
       fc.asyncProperty(endpoint, model, fc.dictionary(fc.string({ maxLength: 12 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }), async (ep, m, extra) => {
-        await check(ep, JSON.stringify({ ...extra, model: m }), extra.stream === true);
+        await check(ep, m, JSON.stringify({ ...extra, model: m }), extra.stream === true);
       }),
       { numRuns: runs(250) },
     );
   });
 
   it('every rich valid body succeeds, natively and translated', async () => {
-    for (const ep of ENDPOINTS) {
+    for (const ep of ALL_ENDPOINTS) {
       for (const m of ECHO_MODELS) {
         for (const stream of ep.operation === 'create' ? [false, true] : [false]) {
-          const answer = await post(ep, JSON.stringify(richBody(ep, m, stream)));
+          const answer = await post(pathOf(ep, m, stream), ep, JSON.stringify(richBody(ep, m, stream)));
           expect(answer.status, `${ep.name} ${m} stream=${stream}: ${answer.text.slice(0, 500)}`).toBe(200);
           expect(problem(ep, stream, answer)).toBeUndefined();
         }
@@ -262,14 +294,15 @@ describe('(a) the gateway on arbitrary and near-valid bodies', () => {
     await fc.assert(
       fc.asyncProperty(nearValid, async (input) => {
         const body = mutate(input);
-        await check(input.ep, JSON.stringify(body), body.stream === true);
+        // Gemini streams by its path; the others by the body's `stream`, which a mutation may have changed.
+        await check(input.ep, input.model, JSON.stringify(body), input.ep.pathFor ? input.stream : body.stream === true);
       }),
       { numRuns: runs(500) },
     );
   });
 
   it('still serves an ordinary request afterwards', async () => {
-    const answer = await post(ENDPOINTS[0]!, JSON.stringify(ENDPOINTS[0]!.body('echo', 'after the fuzz')));
+    const answer = await post(ENDPOINTS[0]!.path, ENDPOINTS[0]!, JSON.stringify(ENDPOINTS[0]!.body('echo', 'after the fuzz')));
     expect(answer.status).toBe(200);
     expect(answer.text).toContain('after the fuzz');
   });
@@ -373,7 +406,9 @@ const UPSTREAM_EVENTS = {
   chat: [undefined],
   responses: ['response.created', 'response.in_progress', 'response.output_item.added', 'response.output_item.done', 'response.content_part.added', 'response.content_part.done', 'response.output_text.delta', 'response.output_text.done', 'response.refusal.delta', 'response.function_call_arguments.delta', 'response.function_call_arguments.done', 'response.custom_tool_call_input.delta', 'response.reasoning_summary_part.added', 'response.reasoning_summary_text.delta', 'response.reasoning_text.delta', 'response.completed', 'response.incomplete', 'response.failed', 'error', 'keepalive'],
   messages: ['message_start', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop', 'ping', 'error'],
-} as const;
+  // Gemini's events are unnamed: what each holds is in its data (the payload's Gemini fields below).
+  gemini: [undefined],
+} as const satisfies Record<Protocol, readonly (string | undefined)[]>;
 
 const payload = fc.oneof(
   fc.jsonValue({ maxDepth: 4 }),
@@ -390,6 +425,46 @@ const payload = fc.oneof(
       message: weird,
       response: weird,
       usage: weird,
+      candidates: fc.oneof(
+        fc.array(
+          fc.record(
+            {
+              index: fc.oneof(fc.nat(2), weird),
+              content: fc.oneof(
+                fc.record(
+                  {
+                    role: fc.oneof(fc.constant('model'), weird),
+                    parts: fc.oneof(
+                      fc.array(
+                        fc.record(
+                          {
+                            text: weird,
+                            thought: fc.oneof(fc.boolean(), weird),
+                            thoughtSignature: fc.oneof(fc.base64String({ maxLength: 12 }), weird),
+                            functionCall: fc.oneof(fc.record({ id: weird, name: weird, args: weird }, { requiredKeys: [] }), weird),
+                          },
+                          { requiredKeys: [] },
+                        ),
+                        { maxLength: 3 },
+                      ),
+                      weird,
+                    ),
+                  },
+                  { requiredKeys: [] },
+                ),
+                weird,
+              ),
+              finishReason: fc.oneof(fc.constantFrom('STOP', 'MAX_TOKENS', 'SAFETY', 'MALFORMED_FUNCTION_CALL', 'FINISH_REASON_UNSPECIFIED'), weird),
+            },
+            { requiredKeys: [] },
+          ),
+          { maxLength: 2 },
+        ),
+        weird,
+      ),
+      usageMetadata: fc.oneof(fc.record({ promptTokenCount: weird, candidatesTokenCount: weird, thoughtsTokenCount: weird, cachedContentTokenCount: weird }, { requiredKeys: [] }), weird),
+      promptFeedback: fc.oneof(fc.record({ blockReason: fc.oneof(fc.constantFrom('SAFETY', 'OTHER'), weird) }, { requiredKeys: [] }), weird),
+      error: fc.oneof(fc.record({ code: weird, message: weird, status: weird }, { requiredKeys: [] }), weird),
     },
     { requiredKeys: [] },
   ),
@@ -410,7 +485,7 @@ describe('(c) the translators on arbitrary upstream event sequences', () => {
     );
     fc.assert(
       fc.property(sseEvents, fc.boolean(), (list, failAtEnd) => {
-        const ctx = translateContext({ caller, upstream, requestedModel: 'm', upstreamModel: 'm-up', upstreamDialect: upstream === 'messages' ? 'anthropic' : 'openai' });
+        const ctx = translateContext({ caller, upstream, requestedModel: 'm', upstreamModel: 'm-up', upstreamDialect: upstream === 'messages' ? 'anthropic' : upstream === 'gemini' ? 'compatible' : 'openai' });
         const stream = translator.stream(ctx, { model: 'm', stream: true, stream_options: { include_usage: true } });
         let out = '';
         for (const e of list) out += stream.push(e);

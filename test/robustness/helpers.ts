@@ -9,15 +9,20 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { expect } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
+import type { ErrorFamily, Protocol as GatewayProtocol } from '#src/protocols/types.js';
 import { GATEWAY_KEY, testConfig } from '../helpers/start-gateway.js';
 
-export type Family = 'openai' | 'anthropic';
+export type Family = ErrorFamily;
+/** The protocols the scripted upstreams answer in (upstream-scripts.ts): Gemini is not among them yet. */
 export type Protocol = 'chat' | 'responses' | 'messages';
 
 export interface EndpointCase {
   readonly name: string;
+  /** The path (a Gemini endpoint's: for the model `echo`, whole). */
   readonly path: string;
-  readonly protocol: Protocol;
+  /** The path of a request for `model`, streamed or not, where the path names them (Gemini's). */
+  readonly pathFor?: (model: string, stream: boolean) => string;
+  readonly protocol: GatewayProtocol;
   readonly operation: 'create' | 'count_tokens';
   readonly family: Family;
   /** A valid request body for `model`. */
@@ -67,8 +72,35 @@ export const COUNT_TOKENS: EndpointCase = {
 };
 export const ENDPOINTS: readonly EndpointCase[] = [CHAT, RESPONSES, MESSAGES, COUNT_TOKENS];
 
+const googleHeaders = (key = GATEWAY_KEY) => ({ 'content-type': 'application/json', 'x-goog-api-key': key });
+/** Gemini's path names the model and the method; a stream is asked for as server-sent events. */
+const geminiPath = (model: string, method: string) => `/v1beta/models/${encodeURIComponent(model)}:${method}${method === 'streamGenerateContent' ? '?alt=sse' : ''}`;
+
+export const GEMINI: EndpointCase = {
+  name: 'gemini',
+  path: geminiPath('echo', 'generateContent'),
+  pathFor: (model, stream) => geminiPath(model, stream ? 'streamGenerateContent' : 'generateContent'),
+  protocol: 'gemini',
+  operation: 'create',
+  family: 'google',
+  body: (_model, text = 'hi') => ({ contents: [{ role: 'user', parts: [{ text }] }] }),
+  headers: googleHeaders,
+};
+export const GEMINI_COUNT_TOKENS: EndpointCase = {
+  name: 'gemini countTokens',
+  path: geminiPath('echo', 'countTokens'),
+  pathFor: (model) => geminiPath(model, 'countTokens'),
+  protocol: 'gemini',
+  operation: 'count_tokens',
+  family: 'google',
+  body: (_model, text = 'hi') => ({ contents: [{ role: 'user', parts: [{ text }] }] }),
+  headers: googleHeaders,
+};
+/** Gemini's endpoints, apart from ENDPOINTS: their paths depend on the model (`pathFor`), which the suites sending to ENDPOINTS do not ask. */
+export const GEMINI_ENDPOINTS: readonly EndpointCase[] = [GEMINI, GEMINI_COUNT_TOKENS];
+
 /** Echo models: `echo` speaks every protocol (native); each `echo-<p>` speaks only `p`, so other callers are translated. */
-export const ECHO_MODELS = ['echo', 'echo-chat', 'echo-responses', 'echo-messages'] as const;
+export const ECHO_MODELS = ['echo', 'echo-chat', 'echo-responses', 'echo-messages', 'echo-gemini'] as const;
 
 /** The shared test config plus one echo provider per protocol. */
 export function robustConfig(upstreamUrl: string, extra: Partial<WrittenConfig> = {}): WrittenConfig {
@@ -80,12 +112,14 @@ export function robustConfig(upstreamUrl: string, extra: Partial<WrittenConfig> 
       'echo-chat': { type: 'echo', protocols: ['chat'] },
       'echo-responses': { type: 'echo', protocols: ['responses'] },
       'echo-messages': { type: 'echo', protocols: ['messages'] },
+      'echo-gemini': { type: 'echo', protocols: ['gemini'] },
     },
     models: {
       ...base.models,
       'echo-chat': { provider: 'echo-chat' },
       'echo-responses': { provider: 'echo-responses' },
       'echo-messages': { provider: 'echo-messages' },
+      'echo-gemini': { provider: 'echo-gemini' },
     },
     ...extra,
   } as WrittenConfig;
@@ -95,10 +129,21 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * Why `json` is not an error body of `family`, or undefined when it is one.
- * OpenAI: exactly `{error:{message,type,param,code}}`; Anthropic: `{type:'error',error:{type,message},request_id?}`.
+ * OpenAI: exactly `{error:{message,type,param,code}}`; Anthropic: `{type:'error',error:{type,message},request_id?}`;
+ * Google: `{error:{code,message,status}}`, the code an HTTP error status and the status a canonical name.
  */
 export function errorShapeProblem(family: Family, json: unknown): string | undefined {
   if (!isObject(json)) return 'the body is not a JSON object';
+  if (family === 'google') {
+    if (Object.keys(json).join() !== 'error') return `top-level keys are ${Object.keys(json).join()}`;
+    const e = json.error;
+    if (!isObject(e)) return '`error` is not an object';
+    if (Object.keys(e).sort().join() !== 'code,message,status') return `error keys are ${Object.keys(e).join()}`;
+    if (!Number.isInteger(e.code) || (e.code as number) < 400 || (e.code as number) > 599) return 'error.code is not an HTTP error status';
+    if (typeof e.message !== 'string' || e.message === '') return 'error.message is not a non-empty string';
+    if (typeof e.status !== 'string' || !/^[A-Z_]+$/.test(e.status)) return 'error.status is not a canonical status name';
+    return undefined;
+  }
   if (family === 'openai') {
     if (Object.keys(json).join() !== 'error') return `top-level keys are ${Object.keys(json).join()}`;
     const e = json.error;

@@ -1,12 +1,13 @@
 /**
  * `model-gateway env <client>`: exactly what to paste to point a client at the gateway.
- * Only paste-able text goes to stdout (export lines, Codex's config.toml, `#` comments),
+ * Only paste-able text goes to stdout (export lines, Codex's config.toml, the Gemini CLI's
+ * settings.json, `#` comments),
  * so `eval "$(model-gateway env shell)"` works; notes go to stderr. Without --key the
  * lines refer to $MODEL_GATEWAY_KEY instead of holding the secret.
  */
 import { hashKey } from '../../config/keys.js';
 import { loadConfig } from '../../config/load.js';
-import type { Config } from '../../config/types.js';
+import type { Config, KeyGroupConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { groupAllowsModel } from '../../auth/authorize.js';
 import { printable } from '../../log/terminal-text.js';
@@ -19,6 +20,8 @@ import {
   CODEX_ENV_KEY,
   codexModelFor,
   exportLines,
+  GEMINI_CLI_MODEL,
+  geminiModelFor,
   GATEWAY_KEY_VAR,
   type ClientName,
   type EnvValue,
@@ -43,20 +46,25 @@ function normaliseUrl(url: string): string {
   return url.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
-/** --key and --model must make sense for the config: a wrong one would only fail later, inside the client. */
-function checkAgainst(config: Config, where: string, key: string | undefined, model: string | undefined): void {
+/**
+ * --key and --model must make sense for the config: a wrong one would only fail later, inside the
+ * client. The key's group, when --key is given.
+ */
+function checkAgainst(config: Config, where: string, key: string | undefined, model: string | undefined): KeyGroupConfig | undefined {
   const group = key === undefined ? undefined : config.keyGroups.get(config.keys.get(hashKey(key))?.group ?? '');
   if (key !== undefined && group === undefined) {
     throw new ExitError(`--key: this key (id ${hashKey(key).slice(0, 8)}) is not in any key group of ${where}.`, 1);
   }
-  if (model === undefined) return;
+  if (model === undefined) return group;
   if (!findModel(config, model)) throw new ExitError(`--model: "${model}" is not a model of ${where} (see model-gateway check).`, 1);
   if (group && !groupAllowsModel(group, model)) throw new ExitError(`--model: key group "${group.name}" may not call "${model}".`, 1);
+  return group;
 }
 
 const headers = {
   'claude-code': (url: string) => `# Claude Code → model-gateway at ${url}: run these in the shell that starts \`claude\``,
   codex: (_url: string) => '# Codex: put this in ~/.codex/config.toml (or $CODEX_HOME/config.toml); model and model_provider go before any [table]',
+  'gemini-cli': (url: string) => `# Gemini CLI → model-gateway at ${url}: put this in ~/.gemini/settings.json (merged into what it holds)`,
   openai: (url: string) => `# OpenAI SDKs (any language) → model-gateway at ${url}`,
   anthropic: (url: string) => `# Anthropic SDKs (any language) → model-gateway at ${url}`,
   shell: (url: string) => `# model-gateway at ${url}: Claude Code, the OpenAI and Anthropic SDKs, and Codex (its config.toml: model-gateway env codex)`,
@@ -65,12 +73,13 @@ const headers = {
 export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promise<void> {
   // With --url the gateway may run elsewhere, on another config; read one only when asked to.
   let config: Config | undefined;
+  let group: KeyGroupConfig | undefined;
   let where = '';
   if (flags.url === undefined || flags.config !== undefined) {
     const loaded = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
     config = loaded.config;
     where = loaded.source.description;
-    checkAgainst(config, where, flags.key, flags.model);
+    group = checkAgainst(config, where, flags.key, flags.model);
   }
   let url: string;
   if (flags.url !== undefined) url = normaliseUrl(flags.url);
@@ -81,14 +90,21 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
   const key: EnvValue = flags.key !== undefined ? { text: flags.key } : { ref: GATEWAY_KEY_VAR };
   const claudeModel = config ? claudeModelFor(config, flags.model) : flags.model;
   const codexModel = config ? codexModelFor(config, flags.model) : (flags.model ?? 'gpt-5-codex');
-  const snippet = clientSnippet(client, { url, key, claudeModel, codexModel });
+  const geminiModel = config ? geminiModelFor(config, flags.model, group) : (flags.model ?? GEMINI_CLI_MODEL);
+  const snippet = clientSnippet(client, { url, key, claudeModel, codexModel, geminiModel });
 
   const lines: string[] = [headers[client](printable(url))];
   if ((client === 'claude-code' || client === 'shell') && claudeModel !== undefined && flags.model === undefined) {
     lines.push(`# The config does not route Claude's own model names, so every model variable names "${printable(claudeModel)}" (pick another with --model).`);
   }
+  if (client === 'gemini-cli' && flags.model === undefined) {
+    lines.push(`# GEMINI_MODEL names "${printable(geminiModel)}": on its default (auto) the CLI picks models by Google's names (pick another with --model).`);
+  }
   if (snippet.toml) {
     lines.push(...snippet.toml, '', `# and start codex where ${CODEX_ENV_KEY} holds the gateway key:`);
+  }
+  if (snippet.settings) {
+    lines.push(...snippet.settings, '', '# and run these in the shell that starts `gemini`:');
   }
   lines.push(...exportLines(snippet.env));
   io.stdout.write(`${lines.join('\n')}\n`);

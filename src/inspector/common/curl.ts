@@ -30,6 +30,7 @@ const TRANSPORT = new Set(['host', 'connection', 'content-length', 'transfer-enc
 const KEY_HEADERS: ReadonlyMap<string, string> = new Map([
   ['authorization', 'Bearer $MODEL_GATEWAY_KEY'],
   ['x-api-key', '$MODEL_GATEWAY_KEY'],
+  ['x-goog-api-key', '$MODEL_GATEWAY_KEY'],
   ['api-key', '$MODEL_GATEWAY_KEY'],
 ]);
 const DROPPED = new Set(['cookie', 'proxy-authorization']);

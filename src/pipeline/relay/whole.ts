@@ -66,6 +66,8 @@ export async function translateWhole(ctx: RelayContext, upstream: UpstreamRespon
       cause: body.toString('utf8').slice(0, 2000),
     });
   }
+  // The log reads the upstream's own usage: the caller's protocol may have no field for some of it (cache writes).
+  usageRead(record, protocols[t.ctx.upstream].usage(json));
   let out: string;
   let contentType: string;
   try {
@@ -77,7 +79,6 @@ export async function translateWhole(ctx: RelayContext, upstream: UpstreamRespon
     } else {
       const translated = t.translator.response(json, t.ctx, t.callerBody);
       if (t.keep) keepResponse(t.keep, translated);
-      usageRead(record, protocols[ctx.protocol].usage(translated));
       out = JSON.stringify(translated);
       contentType = 'application/json';
     }

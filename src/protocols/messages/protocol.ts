@@ -44,6 +44,8 @@ export const messages: ProtocolModule = {
   codec: messagesCodec,
   upstreamPath: (operation) => (operation === 'create' ? ['messages'] : operation === 'count_tokens' ? ['messages', 'count_tokens'] : undefined),
   upstreamHeaders: { forward: ['anthropic-version', 'anthropic-beta'], defaults: { 'anthropic-version': DEFAULT_ANTHROPIC_VERSION } },
+  // A count is of the request as it is, and answers Anthropic's `{input_tokens}`.
+  counting: { request: (body) => body, answer: (tokens) => ({ input_tokens: tokens }) },
   // `max_tokens` is required, so a key group's cap never needs adding.
   asks: { outputTokens: ['max_tokens'] },
   stripSeals,

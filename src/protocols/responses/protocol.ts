@@ -6,6 +6,7 @@ import type { ProtocolModule } from '../protocol.js';
 import type { Operation } from '../types.js';
 import { STREAM_ENDS } from '../stream-ends.js';
 import { responsesCodec } from './codec/codec.js';
+import { inputTokensBody, readInputTokens } from './input-tokens.js';
 import { createResponsesWatch, responsesUsage } from './usage.js';
 import { inspectResponsesRequest } from './validate.js';
 
@@ -30,6 +31,8 @@ export const responses: ProtocolModule = {
   errorFamily: 'openai',
   codec: responsesCodec,
   upstreamPath: (operation) => UPSTREAM_PATHS[operation],
+  // OpenAI's input-token counter; the request as sent names its model already.
+  counter: { ask: (create) => inputTokensBody(create), read: readInputTokens },
   upstreamHeaders: { forward: ['openai-beta'], defaults: {} },
   asks: { outputTokens: ['max_output_tokens'] },
   outputCapField: () => 'max_output_tokens',

@@ -15,8 +15,9 @@ export function bedrockUrl(config: ProviderConfig, call: UrlCall): URL {
     case 'chat':
       return urlUnder(config.baseUrl, 'openai', 'v1', 'chat', 'completions');
     case 'responses':
-      // Routing sends a provider only the protocols it speaks; bedrock speaks no Responses.
-      throw new RangeError('Bedrock has no Responses API');
+    case 'gemini':
+      // Routing sends a provider only the protocols it speaks; bedrock speaks neither.
+      throw new RangeError(`Bedrock has no ${call.protocol} API`);
     default:
       return assertNever(call.protocol);
   }

@@ -1,8 +1,9 @@
 /**
- * Reads what the echo provider needs from a request body of any of the three protocols:
+ * Reads what the echo provider needs from a request body of any of the protocols:
  * the last user text, a trailing tool result, the client function tools on offer and the
  * tool choice. Bodies are only shallowly validated upstream, so everything is narrowed here.
  */
+import { field, fieldAt, objectsAt } from '../../protocols/gemini/fields.js';
 import type { Protocol } from '../../protocols/types.js';
 
 /** A client function tool the echo provider may "call". */
@@ -161,10 +162,53 @@ function readResponses(body: Body): Conversation {
   };
 }
 
+/** A Gemini function's answer as text: its `output` (what the Gemini CLI sends), `result` or `content` string, else its JSON. */
+function geminiResultText(response: unknown): string {
+  if (!isRecord(response)) return typeof response === 'string' ? response : '';
+  for (const key of ['output', 'result', 'content'] as const) {
+    const text = stringOf(response[key]);
+    if (text !== undefined) return text;
+  }
+  return JSON.stringify(response);
+}
+
+/** `functionCallingConfig.mode` values that force a call. */
+const GEMINI_FORCING: ReadonlySet<string> = new Set(['ANY', 'VALIDATED']);
+
+function readGemini(body: Body): Conversation {
+  const contents = objectsAt(body, 'contents');
+  // A content without a role is the user's, as Google reads it.
+  const roleOf = (c: Record<string, unknown>): unknown => field(c, 'role') ?? 'user';
+  const last = contents.at(-1);
+  const lastUser = contents.filter((c) => roleOf(c) === 'user' && objectsAt(c, 'parts').some((p) => typeof field(p, 'text') === 'string')).at(-1);
+  const results = last !== undefined && roleOf(last) !== 'model' ? objectsAt(last, 'parts').filter((p) => isRecord(field(p, 'functionResponse'))) : [];
+  const lastResult = results.at(-1);
+  const tools = objectsAt(body, 'tools').flatMap((tool) =>
+    objectsAt(tool, 'functionDeclarations').flatMap((fn): OfferedTool[] => {
+      const name = field(fn, 'name');
+      if (typeof name !== 'string') return [];
+      return [{ name, schema: field(fn, 'parametersJsonSchema') ?? field(fn, 'parameters') }];
+    }),
+  );
+  const config = fieldAt(body, 'toolConfig.functionCallingConfig');
+  const mode = field(config, 'mode');
+  const allowed = field(config, 'allowedFunctionNames');
+  const forced = typeof mode === 'string' && GEMINI_FORCING.has(mode);
+  const named = forced && Array.isArray(allowed) && allowed.length === 1 ? stringOf(allowed[0]) : undefined;
+  const texts = objectsAt(lastUser, 'parts').filter((p) => typeof field(p, 'text') === 'string' && field(p, 'thought') !== true);
+  return {
+    userText: stringOf(field(texts.at(-1), 'text')),
+    toolResult: lastResult === undefined ? undefined : geminiResultText(field(field(lastResult, 'functionResponse'), 'response')),
+    tools,
+    toolChoice: toolChoice(mode === 'NONE', forced, named),
+  };
+}
+
 const READERS = {
   chat: readChat,
   messages: readMessages,
   responses: readResponses,
+  gemini: readGemini,
 } as const satisfies Record<Protocol, (body: Body) => Conversation>;
 
 export const readConversation = (protocol: Protocol, body: Body): Conversation => READERS[protocol](body);

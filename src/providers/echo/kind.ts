@@ -7,7 +7,7 @@ import { createEchoProvider } from './provider.js';
 export const echo = defineKind({
   type: 'echo',
   summary: 'Built in: answers locally, with no network, by echoing the request.',
-  protocols: ['responses', 'chat', 'messages'],
+  protocols: ['responses', 'chat', 'messages', 'gemini'],
   fields: {
     baseUrl: httpUrl().optional().describe('Unused by echo.'),
     apiKey: z.string().optional().describe('Unused by echo.'),

@@ -89,6 +89,15 @@ const bodies = {
       tool_choice: { type: 'any' },
     },
   },
+  // Gemini names the model in the path and streams by its endpoint: the call carries both (see `geminiCall`).
+  gemini: {
+    text: { contents: [{ role: 'user', parts: [{ text: TEXT }] }] },
+    tool: {
+      contents: [{ role: 'user', parts: [{ text: 'Paris' }] }],
+      tools: [{ functionDeclarations: [{ name: 'get_weather', parametersJsonSchema: weather }] }],
+      toolConfig: { functionCallingConfig: { mode: 'ANY' } },
+    },
+  },
 } as const satisfies Record<Protocol, Record<'text' | 'tool', Record<string, unknown>>>;
 
 describe('deltas', () => {
@@ -320,6 +329,58 @@ describe('messages', () => {
   });
 });
 
+/** A Gemini call as the pipeline makes it: the model and the stream flag beside the body. */
+const geminiCall = (json: Record<string, unknown>, stream: boolean): UpstreamRequest => ({ ...request('gemini', json), model: 'gemini-x', stream });
+
+async function geminiStream(json: Record<string, unknown>): Promise<{ event: string | undefined; data: Json }[]> {
+  const res = await fixed.send(geminiCall(json, true));
+  expect(res.headers).toMatchObject({ 'content-type': 'text/event-stream; charset=utf-8', 'x-request-id': 'req_echoX' });
+  const decoder = createSseDecoder();
+  return [...decoder.push(await readAll(res.body)), ...decoder.end()].map((f) => ({ event: f.event, data: JSON.parse(f.data) as Json }));
+}
+
+describe('gemini', () => {
+  it('answers text and a tool call as functionCall parts, the model from the call', async () => {
+    const text = await fixed.send(geminiCall(bodies.gemini.text, false));
+    expect(text.headers).toEqual({ 'content-type': 'application/json', 'x-request-id': 'req_echoX' });
+    const json = JSON.parse(await readAll(text.body)) as Json;
+    expect(json).toMatchObject({
+      candidates: [{ content: { role: 'model', parts: [{ text: TEXT }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount: estimateInputTokens(bodies.gemini.text), candidatesTokenCount: 5 },
+      modelVersion: 'gemini-x',
+    });
+    expect(json).not.toHaveProperty('model');
+    const tool = JSON.parse(await readAll((await fixed.send(geminiCall(bodies.gemini.tool, false))).body)) as Json;
+    expect(tool.candidates[0].content.parts).toEqual([{ functionCall: { id: 'call_echoX', name: 'get_weather', args: { city: 'Paris' } } }]);
+  });
+
+  it('streams unnamed chunks whose texts concatenate, the last with the finish reason and usage', async () => {
+    const frames = await geminiStream(bodies.gemini.text);
+    for (const f of frames) expect(f.event).toBeUndefined();
+    const texts = frames.flatMap((f) => (f.data.candidates?.[0]?.content?.parts ?? []).map((p: Json) => p.text ?? ''));
+    expect(texts.join('')).toBe(TEXT);
+    const last = frames.at(-1)!.data;
+    expect(last.candidates[0].finishReason).toBe('STOP');
+    expect(last.usageMetadata).toMatchObject({ promptTokenCount: estimateInputTokens(bodies.gemini.text), candidatesTokenCount: 5 });
+    expect(frames.slice(0, -1).every((f) => f.data.candidates?.[0]?.finishReason === undefined)).toBe(true);
+  });
+
+  it('streams a tool call as a whole functionCall part', async () => {
+    const calls = (await geminiStream(bodies.gemini.tool)).flatMap((f) =>
+      (f.data.candidates?.[0]?.content?.parts ?? []).filter((p: Json) => p.functionCall !== undefined),
+    );
+    expect(calls.map((p: Json) => p.functionCall)).toEqual([{ id: 'call_echoX', name: 'get_weather', args: { city: 'Paris' } }]);
+  });
+
+  it('counts tokens as Gemini answers them, of the contents or of a wrapped request alike', async () => {
+    const contents = { contents: bodies.gemini.text.contents };
+    for (const json of [contents, { generateContentRequest: contents }]) {
+      const res = await fixed.send({ ...geminiCall(json, false), operation: 'count_tokens' });
+      expect(JSON.parse(await readAll(res.body))).toEqual({ totalTokens: estimateInputTokens(contents) });
+    }
+  });
+});
+
 describe('createEchoProvider', () => {
   let counter = 0;
   const provider = createEchoProvider(config, { now: () => 1_700_000_000_999, newId: (prefix) => `${prefix}_${++counter}` });
@@ -346,7 +407,7 @@ describe('createEchoProvider', () => {
     expect(text.match(/^event: /gm)).toHaveLength(10);
   });
 
-  it('answers count_tokens with the input estimate, for messages only', async () => {
+  it('answers count_tokens with the input estimate, for the protocols that count', async () => {
     const json = { model: 'claude-x', messages: [{ role: 'user', content: 'foo' }] };
     const res = await provider.send({ ...request('messages', json), operation: 'count_tokens' });
     expect(JSON.parse(await readAll(res.body))).toEqual({ input_tokens: estimateInputTokens(json) });

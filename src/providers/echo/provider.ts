@@ -9,8 +9,11 @@
  *   `stream: true`: 200, `content-type: text/event-stream; charset=utf-8`,
  *   `cache-control: no-cache`, the codec's full event sequence. Text arrives one word per
  *   delta; tool arguments in several fragments.
- * - Request id header: `x-request-id` (Chat, Responses) or `request-id` (Messages).
- * - Usage: see `tokens.ts`. Messages `count_tokens` answers `{ input_tokens }` with the input estimate.
+ * - Request id header: `x-request-id` (Chat, Responses, Gemini) or `request-id` (Messages).
+ * - Usage: see `tokens.ts`. `count_tokens` answers in the protocol's shape (Messages `{ input_tokens }`,
+ *   Gemini `{ totalTokens }`) with the input estimate.
+ * - Gemini names the model in the path and streams by its endpoint: the call's `model` and
+ *   `stream` say what the body does not.
  * - `model` echoes the request's; every id has `echo` after its protocol's prefix
  *   (`chatcmpl-echo…`, `resp_echo…`, `msg_echo…`, `call_echo…`, `fc_echo…`, `toolu_echo…`);
  *   `created`/`created_at` come from the clock.
@@ -41,7 +44,7 @@ export interface EchoDeps {
 const randomId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
 /** A tool call's id prefix: the codecs keep the IR's call id, so echo mints it in the caller's style. */
-const CALL_ID_PREFIX = { chat: 'call_', responses: 'call_', messages: 'toolu_' } as const satisfies Record<Protocol, string>;
+const CALL_ID_PREFIX = { chat: 'call_', responses: 'call_', messages: 'toolu_', gemini: 'call_' } as const satisfies Record<Protocol, string>;
 
 /** An answer of the echo provider: its body is a Readable. */
 export type EchoResponse = UpstreamResponse & { readonly body: Readable };
@@ -58,12 +61,12 @@ export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}):
     const { protocol, json } = request;
     const requestId = { [requestIdHeader(protocols[protocol].errorFamily)]: newId('req_echo') };
     if (request.operation === 'count_tokens') {
-      if (protocols[protocol].upstreamPath('count_tokens') === undefined) {
-        throw invalidRequest(`count_tokens is not an operation of the ${protocol} protocol`);
-      }
-      return jsonResponse({ input_tokens: estimateInputTokens(json) }, requestId, request.signal);
+      const { counting } = protocols[protocol];
+      if (counting === undefined) throw invalidRequest(`count_tokens is not an operation of the ${protocol} protocol`);
+      return jsonResponse(counting.answer(estimateInputTokens(counting.request(json))), requestId, request.signal);
     }
-    const model = typeof json.model === 'string' ? json.model : '';
+    // A protocol that names the model in the path (Gemini) has none in the body: the call carries it.
+    const model = typeof json.model === 'string' ? json.model : (request.model ?? '');
     const ctx = answerContext(protocol, model, { now, newId: (prefix) => newId(`${prefix}echo`) });
     const answer = echoAnswer(echoReply(protocol, json), {
       model,
@@ -72,7 +75,8 @@ export function createEchoProvider(config: ProviderConfig, deps: EchoDeps = {}):
       newCallId: () => ctx.newId(CALL_ID_PREFIX[protocol]),
     });
     const codec = codecs[protocol];
-    if (json.stream === true) {
+    // Gemini streams by its endpoint, which the call's flag says; the others say so in the body too.
+    if (request.stream ?? json.stream === true) {
       return sseResponse(codec.encodeStream(ctx, json), answerEvents(answer), requestId, request.signal);
     }
     return jsonResponse(codec.encodeResponse(answer, ctx, json), requestId, request.signal);

@@ -85,6 +85,27 @@ const build: Record<Protocol, (s: Scenario) => Body> = {
                 : { type: 'tool', name: s.choice.name },
         }),
   }),
+  gemini: (s) => ({
+    contents: [
+      { role: 'user', parts: [{ text: s.text ?? '' }] },
+      ...(s.toolResult === undefined
+        ? []
+        : [
+            { role: 'model', parts: [{ functionCall: { id: 'call_1', name: 'x', args: {} } }] },
+            { role: 'user', parts: [{ functionResponse: { id: 'call_1', name: 'x', response: { output: s.toolResult } } }] },
+          ]),
+    ],
+    systemInstruction: { parts: [{ text: 'be brief' }] },
+    ...(s.tools === undefined ? {} : { tools: [{ functionDeclarations: s.tools.map((t) => ({ name: t.name, parametersJsonSchema: t.schema })) }] }),
+    ...(s.choice === undefined
+      ? {}
+      : {
+          toolConfig: {
+            functionCallingConfig:
+              typeof s.choice === 'string' ? { mode: s.choice === 'required' ? 'ANY' : s.choice.toUpperCase() } : { mode: 'ANY', allowedFunctionNames: [s.choice.name] },
+          },
+        }),
+  }),
 };
 
 const tools = [
@@ -140,7 +161,7 @@ const cases: readonly { readonly name: string; readonly scenario: Scenario; read
   },
 ];
 
-describe.each(['chat', 'responses', 'messages'] as const)('echoReply (%s)', (protocol) => {
+describe.each(['chat', 'responses', 'messages', 'gemini'] as const)('echoReply (%s)', (protocol) => {
   it.each(cases)('$name', ({ scenario, expected }) => {
     expect(echoReply(protocol, build[protocol](scenario))).toEqual(expected);
   });

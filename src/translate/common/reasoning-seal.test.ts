@@ -10,6 +10,7 @@ describe('reasoning seals', () => {
     ['OpenAI encrypted reasoning with its item id, the text its summary', 'Summary.', { encrypted: 'gAAAA…', id: 'rs_1', summary: true }],
     ['OpenRouter reasoning details', '', { details: [{ type: 'reasoning.encrypted', data: 'xyz', index: 0 }] }],
     ['text in any script', 'Überlegung: 思考 🙂', {}],
+    ['the reasoning text inside, for a caller that keeps only the seal', '', { text: 'Let me think.', signature: 'EqQB' }],
   ] as const)('opens what it sealed: %s', (_name, text, carried) => {
     const token = seal.seal(text, carried);
     expect(isSeal(token)).toBe(true);

@@ -32,6 +32,12 @@ export interface SealedReasoning {
    * answered carries only this seal, so the text rides inside it (sealed over the empty text).
    */
   readonly compaction?: string;
+  /**
+   * The reasoning text itself, for a caller that keeps only the seal and not the text beside it
+   * (Gemini callers keep a part's `thoughtSignature` but may drop its thought parts): sealed over
+   * the empty text, like `compaction`.
+   */
+  readonly text?: string;
 }
 
 export interface ReasoningSeal {
@@ -50,6 +56,7 @@ interface Payload {
   g?: string;
   r?: string;
   c?: string;
+  t?: string;
 }
 
 export function reasoningSeal(key: Buffer): ReasoningSeal {
@@ -64,6 +71,7 @@ export function reasoningSeal(key: Buffer): ReasoningSeal {
         ...(carried.signature !== undefined ? { g: carried.signature } : {}),
         ...(carried.redacted !== undefined ? { r: carried.redacted } : {}),
         ...(carried.compaction !== undefined ? { c: carried.compaction } : {}),
+        ...(carried.text !== undefined ? { t: carried.text } : {}),
       };
       const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
       return `${PREFIX}${encoded}.${mac(encoded, text).toString('base64url')}`;
@@ -90,6 +98,7 @@ export function reasoningSeal(key: Buffer): ReasoningSeal {
         ...(typeof payload.g === 'string' ? { signature: payload.g } : {}),
         ...(typeof payload.r === 'string' ? { redacted: payload.r } : {}),
         ...(typeof payload.c === 'string' ? { compaction: payload.c } : {}),
+        ...(typeof payload.t === 'string' ? { text: payload.t } : {}),
       };
     },
   };
