@@ -234,13 +234,15 @@ function summarizeBedrock(rows, out, fmt, label) {
 
 const base = baseBuild();
 const label = { reference: 'reference', base: `base ${base?.label}`, this: thisDir === REPO ? 'this build' : thisDir };
+// The bedrock provider is in the gateways' config only for the scenario that uses it, so a base from before it can run the rest.
+const bedrock = only.includes('bedrock');
 let upstream;
 try {
   upstream = await startUpstream(place, place.loadCore);
   const targets = {
     reference: (extraNodeArgs) => startReference(place, upstream.origin, { extraNodeArgs }),
-    ...(base ? { base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }) } : {}),
-    this: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs }),
+    ...(base ? { base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock }) } : {}),
+    this: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock }),
   };
   const also = option('also', '').split(',').filter(Boolean);
   for (const d of also) {

@@ -109,7 +109,7 @@ export async function startRelay(place, upstreamOrigin) {
  * models plus globs, three key groups (a named env-var key, 200 sha256 keys, a
  * restricted CI group), and the gateway started with --log-file.
  */
-export function writeGatewayConfig(dir, upstreamOrigin) {
+export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true } = {}) {
   const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
   const sha = (k) => `sha256:${createHash('sha256').update(k).digest('hex')}`;
   const teamKeys = Array.from({ length: 200 }, (_, i) => ({ name: `member-${i}`, key: sha(`team-key-${i}-xxxxxxxxxxxxxxxx`) }));
@@ -121,7 +121,7 @@ export function writeGatewayConfig(dir, upstreamOrigin) {
       'openai-mem': { type: 'openai', baseUrl: `${base('bench-chat-mem')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
       anthropic: { type: 'anthropic', baseUrl: base('claude-bench'), apiKey: '${BENCH_ANTHROPIC_KEY}' },
       // A Bedrock API key (bearer) rather than SigV4, so signing is not part of what the bedrock stream row measures.
-      bedrock: { type: 'bedrock', baseUrl: base('bench-bedrock'), apiKey: '${BENCH_BEDROCK_KEY}' },
+      ...(bedrock ? { bedrock: { type: 'bedrock', baseUrl: base('bench-bedrock'), apiKey: '${BENCH_BEDROCK_KEY}' } } : {}),
       local: { type: 'openai-compatible', baseUrl: `${base('bench-local')}/v1` },
       echo: { type: 'echo' },
     },
@@ -130,7 +130,7 @@ export function writeGatewayConfig(dir, upstreamOrigin) {
       'bench-chat-slow': { provider: 'openai-slow', upstreamModel: MODELS['bench-chat-slow'].upstreamModel },
       'bench-chat-mem': { provider: 'openai-mem', upstreamModel: MODELS['bench-chat-mem'].upstreamModel },
       'claude-bench': { provider: 'anthropic', upstreamModel: MODELS['claude-bench'].upstreamModel, description: 'Claude on the fake upstream' },
-      'bench-bedrock': { provider: 'bedrock', upstreamModel: MODELS['bench-bedrock'].upstreamModel, description: 'Claude on the fake upstream, as Bedrock' },
+      ...(bedrock ? { 'bench-bedrock': { provider: 'bedrock', upstreamModel: MODELS['bench-bedrock'].upstreamModel, description: 'Claude on the fake upstream, as Bedrock' } } : {}),
       'bench-local': { provider: 'local', upstreamModel: MODELS['bench-local'].upstreamModel, protocols: ['chat', 'messages'], features: ['tools', 'streaming'], maxOutputTokens: 8192 },
       'gpt-*': { provider: 'openai-fast' },
       'claude-*': { provider: 'anthropic' },
@@ -150,14 +150,15 @@ export function writeGatewayConfig(dir, upstreamOrigin) {
 /**
  * `bin` runs another build of the gateway (an A/B of two builds); default: this repo's.
  * `wrapper` is a command that runs node (valgrind, for instructions.mjs); `extraArgs` go to `serve`.
+ * `bedrock: false` leaves the bedrock provider out, for a build from before it existed.
  */
 export async function startGateway(
   place,
   dir,
   upstreamOrigin,
-  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs } = {},
+  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true } = {},
 ) {
-  const configFile = writeGatewayConfig(dir, upstreamOrigin);
+  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock });
   const stdoutFile = join(dir, `${tag}.stdout.log`);
   const logFile = join(dir, `${tag}.requests.jsonl`);
   const argv = [
