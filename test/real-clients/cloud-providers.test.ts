@@ -19,7 +19,7 @@
  * Opt-in, like real-clients.test.ts: MODEL_GATEWAY_REAL_CLIENTS_DIR names the folder holding
  * node_modules/.bin/claude and node_modules/.bin/codex; without it the file is skipped.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -28,10 +28,8 @@ import type { FakeGoogleToken } from '../helpers/fake-google-token.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
+import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, clientBin, clientEnv, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
 
-const CLIENTS_DIR = process.env.MODEL_GATEWAY_REAL_CLIENTS_DIR;
-const CLIENT_TIMEOUT_MS = 60_000;
-const TEST_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 15_000;
 const KEY = 'mgw-cloud-clients-key-0123456789abcdef';
 
 const BEDROCK_MODEL = 'us.anthropic.claude-sonnet-4-5-20250929-v1:0';
@@ -48,9 +46,8 @@ interface Turn {
 const describeReal = describe.skipIf(!CLIENTS_DIR);
 
 describeReal('real clients on Claude in the cloud: Bedrock and Vertex AI (fakes on loopback)', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
-  const codexBin = join(dir, 'node_modules', '.bin', 'codex');
+  const claudeBin = clientBin('claude');
+  const codexBin = clientBin('codex');
   let scratch: string;
   let gw: TestGateway;
   let bedrock: FakeUpstream;
@@ -65,12 +62,7 @@ describeReal('real clients on Claude in the cloud: Bedrock and Vertex AI (fakes 
     credentials: typeof import('../helpers/fake-bedrock.js')['AWS_SESSION_CREDENTIALS'];
     project: string;
   };
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'mgw-real-cloud-'));
@@ -135,14 +127,13 @@ describeReal('real clients on Claude in the cloud: Bedrock and Vertex AI (fakes 
   });
 
   /** Only PATH comes from the outside (codex.js needs node, the shell tools need bash). */
-  const baseEnv = (home: string): Record<string, string> => ({ PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', NO_COLOR: '1' });
 
   /** Claude Code -p on `model`, allowed to run echo only; its JSON result. */
   async function claudeCode(model: string, prompt: string) {
     const run = await helpers.runClient(claudeBin, ['-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', 'Bash(echo:*)'], {
       cwd: freshDir('claude-project'),
       env: {
-        ...baseEnv(freshDir('claude-home')),
+        ...clientEnv(freshDir('claude-home')),
         ANTHROPIC_BASE_URL: gw.url,
         ANTHROPIC_API_KEY: KEY,
         DISABLE_TELEMETRY: '1',
@@ -172,7 +163,7 @@ describeReal('real clients on Claude in the cloud: Bedrock and Vertex AI (fakes 
     writeFileSync(join(codexHome, 'config.toml'), toml.join('\n'));
     const run = await helpers.runClient(codexBin, ['exec', '--skip-git-repo-check', prompt], {
       cwd: freshDir('codex-project'),
-      env: { ...baseEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },
+      env: { ...clientEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },
       timeoutMs: CLIENT_TIMEOUT_MS,
     });
     expect(run.code, `codex exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}\nlog: ${gw.lines().join('\n')}`).toBe(0);

@@ -35,11 +35,9 @@ import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import { runClient as runClientWithin } from '../helpers/run-client.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
+import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, clientBin, clientEnv, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
 
-const CLIENTS_DIR = process.env.MODEL_GATEWAY_REAL_CLIENTS_DIR;
 /** Hard limit per client run; the child's whole process group is killed after it. */
-const CLIENT_TIMEOUT_MS = 60_000;
-const TEST_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 15_000;
 
 const KEY = 'mgw-real-clients-key-0123456789abcdef';
 const KEY_ID = createHash('sha256').update(KEY).digest('hex').slice(0, 8);
@@ -97,27 +95,19 @@ async function newEntries(logFile: string, before: number, count: number): Promi
   }
 }
 
-/** Only PATH comes from the outside (the CLI needs node, its shell tool bash). */
-const baseEnv = (home: string): Record<string, string> => ({
-  PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-  HOME: home,
-  LANG: 'C.UTF-8',
-  NO_COLOR: '1',
-});
 
 const describeReal = describe.skipIf(!CLIENTS_DIR);
 
 describeReal('the real Gemini CLI through the gateway (echo provider, offline)', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const geminiBin = join(dir, 'node_modules', '.bin', 'gemini');
+  const geminiBin = clientBin('gemini');
   let scratch: string;
   let native: Gw;
   const only = {} as Record<'messages' | 'chat', Gw>;
   let geminiVersion: string;
 
   beforeAll(async () => {
-    if (!existsSync(geminiBin)) throw new Error(`${geminiBin} is missing: run scripts/install-real-clients.sh ${dir}`);
-    geminiVersion = (JSON.parse(readFileSync(join(dir, 'node_modules', '@google/gemini-cli', 'package.json'), 'utf8')) as { version: string }).version;
+    if (!existsSync(geminiBin)) throw new Error(`${geminiBin} is missing: run scripts/install-real-clients.sh ${CLIENTS_DIR}`);
+    geminiVersion = (JSON.parse(readFileSync(join(CLIENTS_DIR ?? '', 'node_modules', '@google/gemini-cli', 'package.json'), 'utf8')) as { version: string }).version;
     scratch = mkdtempSync(join(tmpdir(), 'mgw-real-gemini-'));
     // Imported here so that the skipped file costs the normal test run nothing.
     const { startGateway } = await import('../helpers/start-gateway.js');
@@ -134,12 +124,7 @@ describeReal('the real Gemini CLI through the gateway (echo provider, offline)',
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
   /** The settings `env gemini-cli` prints, and those that keep the CLI from calling Google itself. */
   const settings = (): Obj => ({
@@ -165,7 +150,7 @@ describeReal('the real Gemini CLI through the gateway (echo provider, offline)',
     const linesBefore = gw.lines().length;
     const run = await runClient(geminiBin, ['-p', prompt, '--output-format', 'json', '--skip-trust', '--approval-mode', 'yolo'], {
       cwd: freshDir('gemini-project'),
-      env: { ...baseEnv(home), ...env },
+      env: { ...clientEnv(home), ...env },
     });
     expect(run.code, `gemini exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}\nlog: ${gw.lines().join('\n')}`).toBe(0);
     return { result: JSON.parse(run.stdout) as GeminiResult, entriesBefore, linesBefore };
@@ -304,9 +289,8 @@ describeReal('the real Gemini CLI through the gateway (echo provider, offline)',
  * alone or first, and the command (`Paris`, not a program) fails, which still ends the loop.
  */
 describeReal('Claude Code and Codex on a Gemini 3 model that checks thought signatures (fake Gemini on loopback)', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
-  const codexBin = join(dir, 'node_modules', '.bin', 'codex');
+  const claudeBin = clientBin('claude');
+  const codexBin = clientBin('codex');
   let scratch: string;
   let gw: TestGateway;
   let upstream: FakeUpstream;
@@ -339,12 +323,7 @@ describeReal('Claude Code and Codex on a Gemini 3 model that checks thought sign
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
   /** The generateContent calls that reached the fake since `before`. */
   const generateCalls = (before: number): Received[] => upstream.received.slice(before).filter((r) => /:(stream)?[gG]enerateContent$/.test(r.url.split('?')[0]!));
@@ -380,7 +359,7 @@ describeReal('Claude Code and Codex on a Gemini 3 model that checks thought sign
       const run = await runClient(claudeBin, ['-p', 'Run the command.', '--output-format', 'json', '--model', 'gemini-pro', '--tools', 'Bash', '--allowedTools', 'Bash(Paris:*)'], {
         cwd: freshDir('claude-project'),
         env: {
-          ...baseEnv(freshDir('claude-home')),
+          ...clientEnv(freshDir('claude-home')),
           ANTHROPIC_BASE_URL: gw.url,
           ANTHROPIC_API_KEY: KEY,
           DISABLE_TELEMETRY: '1',
@@ -420,7 +399,7 @@ describeReal('Claude Code and Codex on a Gemini 3 model that checks thought sign
       );
       const run = await runClient(codexBin, ['exec', '--skip-git-repo-check', 'Run the command.'], {
         cwd: freshDir('codex-project'),
-        env: { ...baseEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },
+        env: { ...clientEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },
       });
       expect(run.code, `codex exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}\nlog: ${gw.lines().join('\n')}`).toBe(0);
       expect(run.stdout.trim()).toBe(geminiText);

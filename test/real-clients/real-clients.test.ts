@@ -27,7 +27,7 @@
  * over its compaction threshold (test/helpers/compacting-chat-model.ts).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,11 +39,9 @@ import { runClient as runClientWithin } from '../helpers/run-client.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
 import { textOf } from '../helpers/compacting-chat-model.js';
 import { encryptedOf, reasoningOf, type ToolStep } from '../helpers/strict-reasoning-upstreams.js';
+import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, clientBin, clientEnv, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
 
-const CLIENTS_DIR = process.env.MODEL_GATEWAY_REAL_CLIENTS_DIR;
 /** Hard limit per client run; the child's whole process group is killed after it. */
-const CLIENT_TIMEOUT_MS = 60_000;
-const TEST_TIMEOUT_MS = CLIENT_TIMEOUT_MS + 15_000;
 
 const KEY = 'mgw-real-clients-key-0123456789abcdef';
 const KEY_ID = createHash('sha256').update(KEY).digest('hex').slice(0, 8);
@@ -98,9 +96,8 @@ const runClient = (command: string, args: string[], opts: { cwd: string; env: Re
 const describeReal = describe.skipIf(!CLIENTS_DIR);
 
 describeReal('real clients through the gateway (echo provider, offline)', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
-  const codexBin = join(dir, 'node_modules', '.bin', 'codex');
+  const claudeBin = clientBin('claude');
+  const codexBin = clientBin('codex');
   let scratch: string;
   /** echo speaks every protocol: passthrough. */
   let native: Gw;
@@ -111,10 +108,10 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
 
   beforeAll(async () => {
     for (const bin of [claudeBin, codexBin]) {
-      if (!existsSync(bin)) throw new Error(`${bin} is missing: run scripts/install-real-clients.sh ${dir}`);
+      if (!existsSync(bin)) throw new Error(`${bin} is missing: run scripts/install-real-clients.sh ${CLIENTS_DIR}`);
     }
     const version = (pkg: string) =>
-      (JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
+      (JSON.parse(readFileSync(join(CLIENTS_DIR ?? '', 'node_modules', pkg, 'package.json'), 'utf8')) as { version: string }).version;
     claudeVersion = version('@anthropic-ai/claude-code');
     codexVersion = version('@openai/codex');
     scratch = mkdtempSync(join(tmpdir(), 'mgw-real-clients-'));
@@ -133,21 +130,8 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** A fresh folder under the scratch dir. */
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
-  /** Only PATH comes from the outside (codex.js needs node, Codex's shell tool needs bash). */
-  const baseEnv = (home: string): Record<string, string> => ({
-    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-    LANG: 'C.UTF-8',
-    NO_COLOR: '1',
-  });
 
   /** Request log lines logged since `before`, once `posts` POST lines are there. */
   async function newLines({ gw }: Gw, before: number, posts: number): Promise<string[]> {
@@ -230,7 +214,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     const run = await runClient(claudeBin, ['-p', prompt, '--output-format', 'json', ...extraArgs], {
       cwd: freshDir('claude-project'),
       env: {
-        ...baseEnv(freshDir('claude-home')),
+        ...clientEnv(freshDir('claude-home')),
         ANTHROPIC_BASE_URL: gw.url,
         [auth]: KEY,
         DISABLE_TELEMETRY: '1',
@@ -321,7 +305,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
       const run = await runClient(claudeBin, ['-p', 'say hi', '--output-format', 'json'], {
         cwd: freshDir('claude-project'),
         env: {
-          ...baseEnv(home),
+          ...clientEnv(home),
           ANTHROPIC_BASE_URL: gw.url,
           ANTHROPIC_AUTH_TOKEN: KEY,
           CLAUDE_CODE_ENABLE_GATEWAY_MODEL_DISCOVERY: '1',
@@ -401,7 +385,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     const logs = websockets ? { RUST_LOG: 'codex_api::endpoint::responses_websocket=info' } : {};
     const run = await runClient(codexBin, ['exec', '--skip-git-repo-check', prompt], {
       cwd: freshDir('codex-project'),
-      env: { ...baseEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY, ...logs },
+      env: { ...clientEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY, ...logs },
     });
     expect(run.code, `codex exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
     return { run, linesBefore, entriesBefore };
@@ -793,18 +777,12 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
 // ---------------------------------------------------------------- `model-gateway env` output, applied as printed
 
 describeReal('real clients started with what `model-gateway env` prints', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
-  const codexBin = join(dir, 'node_modules', '.bin', 'codex');
+  const claudeBin = clientBin('claude');
+  const codexBin = clientBin('codex');
   let scratch: string;
   let gw: TestGateway;
   let configFile: string;
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
   /** Only echo, under its own name: Claude's and Codex's default names do not route, so the printed model settings must. */
   const ECHO_ONLY = { providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, keyGroups: { dev: { keys: [KEY] } } } as WrittenConfig;
@@ -897,18 +875,12 @@ describeReal('real clients started with what `model-gateway env` prints', () => 
 // ---------------------------------------------------------------- strict reasoning models behind translated routes
 
 describeReal('Claude Code through strict reasoning models (fake upstreams on loopback)', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const claudeBin = join(dir, 'node_modules', '.bin', 'claude');
+  const claudeBin = clientBin('claude');
   let scratch: string;
   let gw: TestGateway;
   let chat: FakeUpstream;
   let responses: FakeUpstream;
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
   /** Two tool calls in two turns, then the answer: a loop of three requests, each needing the reasoning of the calls before it. */
   const STEPS: ToolStep[] = [
@@ -1060,17 +1032,11 @@ describeReal('Claude Code through strict reasoning models (fake upstreams on loo
  * `compaction_trigger` item, answered by exactly one opaque `compaction` output item.
  */
 describeReal('Codex compacts a session on a model behind a Chat upstream (fake upstream on loopback)', () => {
-  const dir = CLIENTS_DIR ?? '';
-  const codexBin = join(dir, 'node_modules', '.bin', 'codex');
+  const codexBin = clientBin('codex');
   let scratch: string;
   let gw: TestGateway;
   let chat: FakeUpstream;
-  let folders = 0;
-  const freshDir = (name: string): string => {
-    const path = join(scratch, `${++folders}-${name}`);
-    mkdirSync(path, { recursive: true });
-    return path;
-  };
+  const freshDir = freshDirs(() => scratch);
 
   const SUMMARY = 'Goal: print a word with echo. Done: ran `echo compact me`, it printed "compact me". Next: report it.';
   const FINAL = 'The command printed "compact me".';
