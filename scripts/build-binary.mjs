@@ -6,7 +6,6 @@
  *
  *   node scripts/build-binary.mjs [--node PATH] [--out FILE]
  *
- * @see https://nodejs.org/api/single-executable-applications.html
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, closeSync, copyFileSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -5,8 +5,6 @@
  * or Google's when it authenticates the Google way or asks at `/v1beta/models` (paged as Google
  * pages, `pageSize` and `pageToken`; the Gemini CLI and the SDK read `name`, `displayName` and the limits).
  * Glob models are not listed: they have no single name.
- * @see https://platform.openai.com/docs/api-reference/models/list, https://docs.anthropic.com/en/api/models-list,
- *   https://ai.google.dev/api/models#method:-models.list
  */
 import { groupAllowsModel } from '../auth/authorize.js';
 import type { Config, KeyGroupConfig, ModelConfig } from '../config/types.js';

@@ -2,7 +2,6 @@
  * Incremental SSE decoder: bytes → lines → events. Handles CR, LF and CRLF line
  * ends split across chunks and UTF-8 characters split across chunks (the reason
  * openai-node's line decoder exists). Comments (`:` lines) are dropped.
- * @see https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation
  */
 import { StringDecoder } from 'node:string_decoder';
 

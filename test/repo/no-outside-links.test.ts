@@ -22,6 +22,12 @@ const PRIVATE_PATHS: readonly RegExp[] = [
   /(?<![\w.@-])(?:\.{1,2}\/)+(?:[\w.@-]+\/)*shared\//,
 ];
 
+/**
+ * A web page given as a reference (`@see https://…`, a Markdown link to one): the repository's own docs say what
+ * the gateway relies on. URLs the code calls or tests (`https://api.openai.com/v1`) are not references.
+ */
+const WEB_REFERENCE = /@see\s+https?:\/\/|\]\(https?:\/\//;
+
 /** A relative path (`../…`) not inside another path (`/v1/../x` is a URL under test, not a reference). */
 const RELATIVE = /(?<![\w/.@-])((?:\.\.\/)+[\w.@${}-]*)/g;
 /** A repository document named from anywhere: `docs/name.md`, with the quoted section when one follows. */
@@ -42,6 +48,7 @@ function findOutsideLinks(file: string, text: string, root: string, exists: (pat
       const m = pattern.exec(line);
       if (m) found.push({ line: i + 1, problem: `a path outside the repository (${m[0]})` });
     }
+    if (WEB_REFERENCE.test(line)) found.push({ line: i + 1, problem: 'a web page outside the repository as a reference' });
     for (const m of line.matchAll(RELATIVE)) {
       const target = resolve(root, dirname(file), m[1]!);
       if (target !== root && !target.startsWith(root + sep)) found.push({ line: i + 1, problem: `${m[1]} leads outside the repository` });
@@ -90,6 +97,8 @@ describe('no link leads outside the repository', () => {
   // The checker itself, on lines of the kinds that were once committed and of the kinds that must pass.
   const root = '/r';
   const OUTSIDE = 'shared';
+  // Assembled, so that this file holds no web link either.
+  const WEB = ['https', '//'].join(':');
   const docs: Record<string, string> = { 'docs/performance.md': '# Performance\n\n## Logging\n' };
   const check = (file: string, line: string) => findOutsideLinks(file, line, root, (p) => docs[p]).map((f) => f.problem);
 
@@ -105,6 +114,8 @@ describe('no link leads outside the repository', () => {
     ['src/translate/rename-model.ts', ' * together (docs/performance.md, "Finding 3"), so the new name'],
     ['src/inspector/page/api.ts', "import type { PushEvent } from '../shared/types.js';"],
     ['src/translate/chat/decode-messages.ts', "import { append } from '../shared/append.js';"],
+    ['src/protocols/chat/codec/decode-tools.ts', ` * @see ${WEB}vendor.example/docs/api-reference/chat/create`],
+    ['README.md', `The config is found with [cosmiconfig](${WEB}code.example/cosmiconfig).`],
   ])('flags %s: %s', (file, line) => {
     expect(check(file, line)).not.toEqual([]);
   });
@@ -112,10 +123,10 @@ describe('no link leads outside the repository', () => {
   it.each([
     ['src/inspector/page/api.ts', "import type { PushEvent } from '../common/types.js';"],
     ['src/cli/schema-ref.ts', "new URL('../../schema/gateway.schema.json', import.meta.url)"],
+    ['src/providers/anthropic/kind.ts', "const BASE_URL = 'https://api.anthropic.com';"],
     ['src/config/json-schema.test.ts', 'new URL(`../../${file}`, import.meta.url)'],
     ['test/e2e/record-replay.test.ts', "hostile({ path: '/v1/../../x' }),"],
     ['test/fixtures/clients/codex.json', '"text": "<cwd>/home/user/project</cwd>"'],
-    ['src/protocols/chat/codec/decode-tools.ts', ' * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools'],
     ['src/log/logger.ts', '  // (docs/performance.md, "Logging"). A timer, unlike a per-turn setImmediate'],
   ])('accepts %s: %s', (file, line) => {
     expect(check(file, line)).toEqual([]);

@@ -3,7 +3,6 @@
  * the switches OpenAI-compatible servers take: OpenRouter's `reasoning`, `include_reasoning` and
  * `plugins`, DeepSeek's, GLM's and Kimi's `thinking`, Qwen's `enable_thinking`, and the chat template
  * switches vLLM and SGLang pass to the model.
- * @see https://platform.openai.com/docs/api-reference/chat/create
  */
 import { at, holdsImage, listed, namesTool, present, switchedOn, type FeatureField } from '../features.js';
 

@@ -3,7 +3,6 @@
  * tools too (Google Search, code execution, URL context, file search, maps, computer use): they run
  * at the provider for the caller. Streaming is the endpoint (`:streamGenerateContent`), not a field:
  * inspection adds it (validate.ts). Each field in either spelling (fields.ts).
- * @see https://ai.google.dev/api/generate-content
  */
 import type { FeatureField } from '../features.js';
 import { isObject, type Json } from '../json.js';

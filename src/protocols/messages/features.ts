@@ -2,7 +2,6 @@
  * Anthropic Messages: the fields that turn a feature on (see ../features.ts). `tools` covers
  * Anthropic's server tools too (web search and fetch, code execution, bash, text editor, computer
  * use, memory, tool search): they run at the provider for the caller.
- * @see https://docs.anthropic.com/en/api/messages
  */
 import { at, holdsImage, listed, namesTool, switchedOn, type FeatureField } from '../features.js';
 

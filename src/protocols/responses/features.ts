@@ -1,6 +1,5 @@
 /**
  * Responses: the fields that turn a feature on (see ../features.ts), Codex's input items included.
- * @see https://platform.openai.com/docs/api-reference/responses/create
  */
 import { isObject, type Json } from '../json.js';
 import { at, holdsImage, listed, namesTool, switchedOn, valuesOf, type FeatureField } from '../features.js';

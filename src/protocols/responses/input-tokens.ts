@@ -3,7 +3,6 @@
  * `openai` provider sends a Responses count there, providers/openai/http.ts): it takes a Responses
  * request's input fields and answers `{ object: "response.input_tokens", input_tokens }`. It
  * accepts only the fields that shape the input, so a translated request is cut down to those.
- * @see https://developers.openai.com/api/reference/resources/responses/subresources/input_tokens
  */
 import { isObject } from '../shallow.js';
 

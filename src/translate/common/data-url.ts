@@ -1,7 +1,6 @@
 /**
  * Chat and Responses carry inline images and files as `data:` URLs; the IR keeps
  * the media type and the base64 payload apart (Anthropic wants them so).
- * @see https://platform.openai.com/docs/guides/images-vision#giving-a-model-images-as-input
  */
 
 export interface Base64Data {

@@ -1,6 +1,5 @@
 /**
  * Chat message content (a string or a list of parts) → IR parts.
- * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, TranslateContext } from '../../../translate/ir.js';

@@ -9,7 +9,6 @@
  * - A generated call id is made from where the call sits in `messages`, never
  *   drawn fresh: the same history must give the same upstream request on every
  *   turn, or the upstream's prompt cache misses from that call on.
- * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  */
 import { invalidRequest } from '../../../errors.js';
 import type { AssistantPart, Message, TextPart, ToolKind, ToolResultPart, TranslateContext } from '../../../translate/ir.js';

@@ -3,7 +3,6 @@
  * `ctx.warnings` (n > 1, logprobs, penalties, audio output, predictions,
  * hosted web search, seed); pure telemetry (`store`, `service_tier`, ...) is
  * left out without a note. `prompt_cache_key` is kept for upstreams that take one.
- * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see README.md, "Translation" › "What maps to what"
  */
 import { readStream, requireMessages, requireModel } from '../../shallow.js';

@@ -3,7 +3,6 @@
  * read (the gateway never asks for more). Reasoning from servers that return it
  * (`reasoning_content`: DeepSeek, vLLM; `reasoning`: OpenRouter, Ollama) comes
  * first, as reasoning precedes the answer.
- * @see https://platform.openai.com/docs/api-reference/chat/object
  */
 import { GatewayError } from '../../../errors.js';
 import type { AssistantPart, Response, TranslateContext } from '../../../translate/ir.js';

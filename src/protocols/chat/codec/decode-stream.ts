@@ -7,7 +7,6 @@
  * usage came). A chunk with a top-level `error` (or, from a few servers, an
  * `event: error`) is the in-band error. Unknown fields (`obfuscation`,
  * `system_fingerprint`) and data that is not a chunk are ignored.
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  */
 import type { SseEvent } from '../../../sse/parse.js';

@@ -1,7 +1,6 @@
 /**
  * Chat tool definitions and `tool_choice` → IR, the deprecated `functions` /
  * `function_call` pair included.
- * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { Tool, ToolChoice, TranslateContext } from '../../../translate/ir.js';

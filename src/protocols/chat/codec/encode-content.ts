@@ -1,6 +1,5 @@
 /**
  * IR content parts → Chat content parts, for an upstream request.
- * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { CacheControl, FilePart, ImagePart, TextPart, ToolResultPart, TranslateContext } from '../../../translate/ir.js';

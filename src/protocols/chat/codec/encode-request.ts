@@ -2,7 +2,6 @@
  * IR → a Chat Completions request for OpenAI (`openai` dialect) or an
  * OpenAI-compatible server such as Ollama, vLLM, LM Studio, llama.cpp,
  * OpenRouter or DeepSeek (`compatible`: the older, more widely accepted fields).
- * @see https://platform.openai.com/docs/api-reference/chat/create
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { ReasoningEffort, ReasoningRequest, Request, ResponseFormat, TranslateContext } from '../../../translate/ir.js';

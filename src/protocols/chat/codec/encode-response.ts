@@ -8,7 +8,6 @@
  *   concatenates deltas, so stream and non-stream answers agree.
  * - Calls of custom-kind tools come out as function calls with `{input}`
  *   arguments: Chat streams can only carry function calls.
- * @see https://platform.openai.com/docs/api-reference/chat/object
  * @see src/protocols/chat/codec/sdk.test.ts (the official SDK reads what this writes)
  */
 import { callerResponseId } from '../../../translate/common/ids.js';

@@ -8,7 +8,6 @@
  * Reasoning streams as `reasoning_content`; `reasoning_details` entries go out
  * whole, OpenRouter's as they came, the gateway's sealed one when its block ends.
  * An IR error becomes the OpenAI in-band error chunk, and nothing follows it.
- * @see https://platform.openai.com/docs/api-reference/chat-streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  * @see src/protocols/chat/codec/sdk.test.ts (the official SDK reads what this writes)
  */

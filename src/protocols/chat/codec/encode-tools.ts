@@ -2,7 +2,6 @@
  * IR tools and tool choice → Chat. Custom tools go as a function stand-in with
  * one `input` string parameter: most compatible servers have no Chat `custom`
  * tools, and a stand-in works everywhere. Their format is told in the description.
- * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-tools
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { Tool, ToolChoice, TranslateContext } from '../../../translate/ir.js';

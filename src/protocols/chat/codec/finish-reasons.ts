@@ -1,7 +1,6 @@
 /**
  * Chat `finish_reason` ⇄ IR stop reason.
  * @see README.md, "Translation" › "What maps to what"
- * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
  */
 import type { StopReason } from '../../../translate/ir.js';
 

@@ -1,6 +1,6 @@
 /**
  * The Anthropic Messages codec: its wire shapes ⇄ the translation IR.
- * @see ../types.ts for the contract, https://docs.anthropic.com/en/api/messages for the wire format
+ * @see ../types.ts for the contract, docs/protocols.md for the wire format
  */
 import type { Codec } from '../../../translate/types.js';
 import { decodeRequest } from './decode-request.js';

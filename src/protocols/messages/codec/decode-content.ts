@@ -3,7 +3,6 @@
  * document, tool_result, search_result), assistant blocks (text, thinking,
  * redacted_thinking, tool_use) and system text. Server-tool blocks are
  * executed by Anthropic and have no IR form: dropped with a warning.
- * @see https://docs.anthropic.com/en/api/messages
  * @see README.md, "Translation" › "What maps to what"
  */
 import { invalidRequest } from '../../../errors.js';

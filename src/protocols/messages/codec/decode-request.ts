@@ -1,6 +1,5 @@
 /**
  * An Anthropic Messages request → IR request.
- * @see https://docs.anthropic.com/en/api/messages
  * @see README.md, "Translation" › "What maps to what"
  * @see test/fixtures/clients/ (what Claude Code sends, recorded: claude-code-*.json)
  */

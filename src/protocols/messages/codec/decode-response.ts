@@ -1,7 +1,6 @@
 /**
  * An Anthropic message (JSON answer) → IR response. Tool names map back to the
  * caller's (namespace, kind); a custom tool's stand-in input becomes its raw text.
- * @see https://docs.anthropic.com/en/api/messages
  * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../shallow.js';

@@ -2,7 +2,6 @@
  * Anthropic SSE events → IR stream events. Server-tool blocks are skipped and
  * the remaining blocks renumbered so IR indexes stay contiguous; a custom
  * tool's stand-in arguments are buffered and emitted once, as its raw input.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import { isObject, type Json } from '../../shallow.js';
 import type { SseEvent } from '../../../sse/parse.js';

@@ -3,7 +3,6 @@
  * server and Anthropic-defined tools (a versioned `type` such as
  * `web_search_20250305`, `bash_20250124`, `text_editor_*`) run on Anthropic's
  * side and cannot be offered to another provider: dropped with a warning.
- * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
  * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../shallow.js';

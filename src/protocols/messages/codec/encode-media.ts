@@ -3,7 +3,6 @@
  * bare base64 with a separate media type (no `data:` URL), http(s) URLs as `url`
  * sources, PDFs and plain text as documents. Provider file ids are not portable
  * between providers, so they are dropped with a warning.
- * @see https://docs.anthropic.com/en/api/messages
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { Json } from '../../shallow.js';

@@ -1,6 +1,5 @@
 /**
  * IR request → Anthropic Messages request body.
- * @see https://docs.anthropic.com/en/api/messages
  * @see README.md, "Translation" › "What maps to what"
  * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */
@@ -90,7 +89,6 @@ function capCacheBreakpoints(tools: readonly Json[], system: readonly Json[], me
  * caller that carries no hints gets the usual three: the end of the system prompt, of the tool
  * definitions, and of the conversation so far. Prompts under the model's minimum are simply
  * not cached; the markers cost nothing.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching
  */
 function addCacheBreakpoints(tools: readonly Json[], system: readonly Json[], messages: readonly Turn[], ctx: Ir.TranslateContext): void {
   if (ctx.caller === 'messages' || cacheHolders(tools, system, messages).length > 0) return;

@@ -3,7 +3,6 @@
  * Messages client (it will replay it); reasoning from another provider is
  * dropped, never turned into visible text. Refusals become text with
  * `stop_reason: 'refusal'`.
- * @see https://docs.anthropic.com/en/api/messages
  * @see README.md, "Translation" › "What maps to what"
  * @see src/protocols/messages/codec/sdk.test.ts (the official SDK reads what this writes)
  */

@@ -6,7 +6,6 @@
  * shown as it comes when the gateway can seal it (its signature, Anthropic's or the seal,
  * follows at the end), else held until its end, since only signed thinking may be shown; tool arguments
  * pass while they remain a JSON object prefix and are closed if they must be.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  * @see src/protocols/messages/codec/sdk.test.ts (the official SDK reads what this writes)
  */

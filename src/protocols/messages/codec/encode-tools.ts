@@ -2,7 +2,6 @@
  * IR tools and tool_choice → Anthropic. Function tools become client tools with
  * an object `input_schema`; custom (free-form) tools become a function stand-in
  * with one `input` string parameter and a description of the expected format.
- * @see https://docs.anthropic.com/en/docs/agents-and-tools/tool-use/overview
  * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../shallow.js';

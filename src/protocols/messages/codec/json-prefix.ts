@@ -5,7 +5,6 @@
  * object, while an OpenAI upstream may stream invalid
  * or truncated JSON: the stream encoder forwards fragments only while they keep
  * the text a valid object prefix, and closes it at the end if it must.
- * @see https://www.json.org/json-en.html
  */
 
 type Mode =

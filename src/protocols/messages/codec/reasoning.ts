@@ -3,7 +3,6 @@
  * policy choice (README.md, "Translation"): these budgets are what "low/medium/high"
  * roughly buy on Claude models, and `budget_tokens` must be at least 1024 and
  * below `max_tokens`.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking
  */
 import type { ReasoningEffort } from '../../../translate/ir.js';
 

@@ -1,7 +1,6 @@
 /**
  * Anthropic `stop_reason` ⇄ IR stop reasons.
  * @see README.md, "Translation" › "What maps to what"
- * @see https://docs.anthropic.com/en/api/handling-stop-reasons
  */
 import type { StopReason } from '../../../translate/ir.js';
 

@@ -5,7 +5,6 @@
  * `budget_tokens`; earlier ones know only that, and refuse `adaptive`. So the style follows the
  * model's version unless the model's configuration (`thinking`) says otherwise, and a name
  * without a recognisable version keeps the form every model before 4.7 takes.
- * @see https://docs.anthropic.com/en/docs/build-with-claude/adaptive-thinking
  */
 import type { ReasoningEffort } from '../../../translate/ir.js';
 

@@ -3,7 +3,6 @@
  * `Message` and stream event types in `sdk-types.test-d.ts`). A field the API
  * leaves out when it has no value is left out here too, not written as `null`:
  * strict clients (the Vercel AI SDK) reject a `null` the API does not send.
- * @see https://docs.anthropic.com/en/api/messages, https://docs.anthropic.com/en/docs/build-with-claude/streaming
  */
 import { eventFrame } from '../../../sse/format.js';
 import type { AnthropicStopReason } from './stop-reasons.js';

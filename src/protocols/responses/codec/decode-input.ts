@@ -5,7 +5,6 @@
  * calls) form one assistant turn, and consecutive tool outputs one user turn,
  * as Chat and Messages need them. Codex's `additional_tools` and
  * `configuration_update` items carry tools and a reasoning effort.
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  * @see test/fixtures/clients/ (what Codex sends, recorded: codex-*.json)
  */
 import { invalidRequest } from '../../../errors.js';

@@ -3,7 +3,6 @@
  * Used for complete responses and for items a stream only showed whole. Tool
  * names go back through `callerTool`, so the caller sees its own namespace and
  * tool kind again; hosted tool items (run by OpenAI) are skipped and listed.
- * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-output
  */
 import type { Json } from '../../shallow.js';
 import type { AssistantPart, ReasoningPart, ToolCallPart, TranslateContext } from '../../../translate/ir.js';

@@ -1,7 +1,6 @@
 /**
  * Responses content parts (`input_text`, `input_image`, `input_file`, and the
  * `output_text`/`refusal` of replayed assistant messages) → IR parts.
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  */
 import { invalidRequest } from '../../../errors.js';
 import { isObject, type Json } from '../../shallow.js';

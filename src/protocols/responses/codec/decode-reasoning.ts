@@ -1,6 +1,5 @@
 /**
  * Responses `reasoning` request settings → IR.
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-reasoning
  */
 import { isObject } from '../../shallow.js';
 import type { ReasoningEffort, ReasoningRequest } from '../../../translate/ir.js';

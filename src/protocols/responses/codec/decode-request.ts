@@ -8,7 +8,6 @@
  * `previous_response_id` and `item_reference` items are resolved from the
  * gateway's store before translation (src/responses-store); `conversation` and
  * `background: true` are refused (routing/route.ts, `checkServable`).
- * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see README.md, "Translation" › "What maps to what"
  */
 import { invalidRequest } from '../../../errors.js';

@@ -1,7 +1,6 @@
 /**
  * A complete Responses answer from OpenAI → IR response. A `failed` (or
  * `cancelled`) response is not an answer: it becomes an upstream error.
- * @see https://platform.openai.com/docs/api-reference/responses/object
  */
 import { GatewayError } from '../../../errors.js';
 import { isObject, type Json } from '../../shallow.js';

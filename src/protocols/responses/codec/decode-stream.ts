@@ -5,7 +5,6 @@
  * ignored. `response.completed` / `response.incomplete` finish the stream, also
  * finishing any item the stream only listed there; `response.failed` and
  * `error` events (flat or nested) become an IR error.
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  */
 import { isObject, type Json } from '../../shallow.js';

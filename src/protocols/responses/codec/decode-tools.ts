@@ -3,7 +3,6 @@
  * map one to one; a `namespace` tool (Codex) becomes its nested tools, each
  * remembering the namespace; hosted tools run on OpenAI's side and cannot be
  * offered by another provider, so they are dropped and listed.
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
  */
 import { invalidRequest } from '../../../errors.js';
 import { isObject, type Json } from '../../shallow.js';
@@ -61,7 +60,7 @@ export interface DecodedChoice {
   readonly allowed?: ReadonlySet<string>;
 }
 
-/** @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tool_choice */
+/** Responses `tool_choice`: a mode, a function, hosted tools, or `allowed_tools` (docs/protocols.md). */
 export function decodeToolChoice(choice: unknown, ctx: TranslateContext): DecodedChoice {
   if (choice === undefined || choice === null) return {};
   if (choice === 'auto' || choice === 'none' || choice === 'required') return { choice: { type: choice } };

@@ -6,7 +6,6 @@
  * `function_call_output` / `custom_tool_call_output` items. Reasoning can only
  * be replayed to OpenAI with its `encrypted_content`; other reasoning (Claude's
  * signed thinking, Chat reasoning text) is dropped and listed.
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-input
  * @see README.md, "Translation" › "What maps to what"
  */
 import { createHash } from 'node:crypto';

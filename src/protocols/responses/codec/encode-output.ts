@@ -5,7 +5,6 @@
  * to a Responses caller as its summary: the IR summary, or the reasoning text
  * as one summary entry (Codex displays summaries, not reasoning text). Claude's
  * signature rides in `encrypted_content` (see `reasoning-carrier.ts`).
- * @see https://platform.openai.com/docs/api-reference/responses/object#responses/object-output
  */
 import type { Json } from '../../shallow.js';
 import type * as Ir from '../../../translate/ir.js';

@@ -6,7 +6,6 @@
  * `include` ("Encrypted content is not supported with this model"). Stop sequences and
  * `top_k` have no Responses form and are dropped with a warning; Anthropic
  * `cache_control` hints are dropped silently (OpenAI caches by itself).
- * @see https://platform.openai.com/docs/api-reference/responses/create
  * @see README.md, "Translation" › "What maps to what"
  * @see README.md, "Translation" › "What is lossy, and how it is handled"
  */

@@ -1,6 +1,5 @@
 /**
  * IR response → a complete Responses answer for the caller.
- * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { Json } from '../../shallow.js';

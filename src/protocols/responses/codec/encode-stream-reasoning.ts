@@ -6,7 +6,6 @@
  * text next to a real summary streams as `reasoning_text` content. The
  * signature or encrypted content is known only at the end and goes on the
  * `output_item.done` item (see `reasoning-carrier.ts`).
- * @see https://platform.openai.com/docs/api-reference/responses-streaming/response/reasoning_summary_part
  */
 import type { Json } from '../../shallow.js';
 import type * as Ir from '../../../translate/ir.js';

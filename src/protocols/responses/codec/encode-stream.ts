@@ -6,7 +6,6 @@
  * closing `response.completed` / `response.incomplete` lists every item again,
  * under the same response id. Consecutive text and refusal blocks share one
  * message item, one content part each.
- * @see https://platform.openai.com/docs/api-reference/responses-streaming
  * @see README.md, "Forwarding" (an error after the stream started is the protocol's error event)
  * @see src/protocols/responses/codec/sdk.test.ts (the official SDK reads what this writes)
  * @see test/fixtures/clients/ (Codex and the openai SDK, recorded)

@@ -4,7 +4,6 @@
  * `common/tool-names.ts`); custom tools stay custom, which Responses supports.
  * Function tools always carry `strict` explicitly: leaving it out turns strict
  * mode on in Responses, which rejects most non-strict schemas.
- * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-tools
  * @see README.md, "Translation" › "What maps to what"
  */
 import type { Json } from '../../shallow.js';

@@ -4,7 +4,6 @@
  * failed response all share it. The request fields a Response echoes are
  * required (nullable) in the SDK types and strict clients reject their absence,
  * so they come from the caller's request, with the API's defaults.
- * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see src/protocols/responses/codec/sdk.test.ts (the official SDK reads what this writes)
  */
 import { callerResponseId } from '../../../translate/common/ids.js';

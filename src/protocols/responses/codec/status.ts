@@ -3,7 +3,6 @@
  * `completed` with function calls means "tool calls", `incomplete` says why in
  * `incomplete_details.reason`. `input_tokens` already includes cached tokens,
  * as the IR counts them.
- * @see https://platform.openai.com/docs/api-reference/responses/object
  * @see README.md, "Translation" › "What maps to what"
  */
 import { isObject, type Json } from '../../shallow.js';
