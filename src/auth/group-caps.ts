@@ -35,7 +35,9 @@ export function checkGroupCaps(group: KeyGroupConfig, protocol: Protocol, body: 
     for (const field of asks.outputTokens) checkAsk(group, askAt(body, field), field, tokens, 'output tokens', 'maxOutputTokens');
   }
   const choices = group.maxChoices;
-  if (choices !== undefined && asks.choices !== undefined) checkAsk(group, askAt(body, asks.choices), asks.choices, choices, 'choices', 'maxChoices');
+  if (choices !== undefined) {
+    for (const field of asks.choices ?? []) checkAsk(group, askAt(body, field), field, choices, 'choices', 'maxChoices');
+  }
 }
 
 function checkAsk(group: KeyGroupConfig, value: unknown, field: string, cap: number, what: string, setting: string): void {

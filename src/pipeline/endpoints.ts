@@ -57,6 +57,8 @@ export function endpointOf(method: string | undefined, path: string): Endpoint {
   const list = MODEL_LISTS.find((prefix) => path.startsWith(`${prefix}/`));
   if (list !== undefined) {
     if (method === 'GET' || method === 'HEAD') return { kind: 'models', id: modelId(path.slice(list.length + 1)) };
+    // A model's method the gateway does not serve (Gemini's `:embedContent`): unknown, as Google answers it.
+    if (/:[A-Za-z]+$/.test(path)) throw notFound(`Unknown path: ${method ?? '?'} ${path}. The gateway serves generateContent, streamGenerateContent and countTokens.`);
     throw new GatewayError('method_not_allowed', `Method ${method ?? '?'} is not allowed on ${path}; use GET.`, {
       headers: { allow: 'GET, HEAD' },
     });

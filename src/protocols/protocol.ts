@@ -99,8 +99,8 @@ export interface ProtocolModule {
   readonly counter?: Counter;
   /** The caller headers sent on to an upstream of this protocol, and what is sent when the caller sent none. */
   readonly upstreamHeaders: { readonly forward: readonly string[]; readonly defaults: Readonly<Record<string, string>> };
-  /** The request fields that ask for output tokens, and the one that asks for several choices (dotted: `a.b` a key inside `a`). */
-  readonly asks: { readonly outputTokens: readonly string[]; readonly choices?: string };
+  /** The request fields that ask for output tokens, and those that ask for several choices (dotted: `a.b` a key inside `a`). */
+  readonly asks: { readonly outputTokens: readonly string[]; readonly choices?: readonly string[] };
   /**
    * The field a key group's output cap is added as when a request names none, by the upstream's
    * dialect (or the caller's own field for a translated request); absent where the protocol

@@ -134,9 +134,10 @@ describe('a Gemini caller on the echo model', () => {
     expect(await noSse.json()).toMatchObject({ error: { code: 400, message: expect.stringContaining('alt=sse'), status: 'INVALID_ARGUMENT' } });
     const unknownModel = await post('/v1beta/models/nope:generateContent', { contents: [{ parts: [{ text: 'x' }] }] });
     expect(await unknownModel.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND' } });
-    // A method the gateway does not serve is a POST where only the model's GET lives.
+    // A method the gateway does not serve is unknown, as Google answers one it does not have.
     const unknownMethod = await post('/v1beta/models/gemini-echo:embedContent', {});
-    expect(await unknownMethod.json()).toMatchObject({ error: { code: 405, status: 'UNIMPLEMENTED' } });
+    expect(unknownMethod.status).toBe(404);
+    expect(await unknownMethod.json()).toMatchObject({ error: { code: 404, status: 'NOT_FOUND', message: expect.stringContaining('generateContent') } });
   });
 
   it('never writes the key to the log, the log file or the captured exchange', async () => {

@@ -208,3 +208,20 @@ describe('within the caps, or no caps', () => {
     expect(upstream.last().body.toString()).toBe(text.replace('"claude-test"', '"claude-upstream"'));
   });
 });
+
+describe('a Gemini caller over a cap', () => {
+  // Google's API reads both spellings of a field, so a cap holds for both.
+  it.each([
+    ['generationConfig.maxOutputTokens', { generationConfig: { maxOutputTokens: 101 } }, /at most 100 output tokens/],
+    ['generation_config.max_output_tokens', { generation_config: { max_output_tokens: 101 } }, /at most 100 output tokens/],
+    ['generationConfig.candidateCount', { generationConfig: { candidateCount: 3 } }, /at most 2 choices/],
+    ['generation_config.candidate_count', { generation_config: { candidate_count: 3 } }, /at most 2 choices/],
+  ])('%s → 403 in Google’s shape, nothing sent', async (field, extra, message) => {
+    const body = JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }], ...extra });
+    const res = await call(`${gw.url}/v1beta/models/gpt-test:generateContent`, { headers: { 'content-type': 'application/json', 'x-goog-api-key': CAPPED }, body });
+    expect(res.status).toBe(403);
+    expect(res.json).toMatchObject({ error: { code: 403, status: 'PERMISSION_DENIED', message: expect.stringMatching(message) } });
+    expect((res.json as { error: { message: string } }).error.message).toContain(`\`${field}\``);
+    expect(upstream.received).toHaveLength(0);
+  });
+});

@@ -21,7 +21,7 @@ export const chat: ProtocolModule = {
   codec: chatCodec,
   upstreamPath: (operation) => (operation === 'create' ? ['chat', 'completions'] : undefined),
   upstreamHeaders: { forward: ['openai-beta'], defaults: {} },
-  asks: { outputTokens: ['max_completion_tokens', 'max_tokens'], choices: 'n' },
+  asks: { outputTokens: ['max_completion_tokens', 'max_tokens'], choices: ['n'] },
   // OpenAI's current field; OpenAI-compatible servers read the older one (as the Chat encoder writes).
   outputCapField: (upstream) => (upstream === 'compatible' ? 'max_tokens' : 'max_completion_tokens'),
 };

@@ -91,7 +91,7 @@ export const gemini: ProtocolModule = {
   counter: geminiCounter,
   // `x-goog-api-client` names the SDK and its version, as `user-agent` does; Google reads it for its own statistics.
   upstreamHeaders: { forward: ['x-goog-api-client'], defaults: {} },
-  asks: { outputTokens: spellings('generationConfig.maxOutputTokens'), choices: 'generationConfig.candidateCount' },
+  asks: { outputTokens: spellings('generationConfig.maxOutputTokens'), choices: spellings('generationConfig.candidateCount') },
   outputCapField: () => 'generationConfig.maxOutputTokens',
   stripSeals,
 };
