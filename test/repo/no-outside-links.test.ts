@@ -97,6 +97,7 @@ describe('no link leads outside the repository', () => {
   // The checker itself, on lines of the kinds that were once committed and of the kinds that must pass.
   const root = '/r';
   const OUTSIDE = 'shared';
+  const WORK = ['', 'work', ''].join('/');
   // Assembled, so that this file holds no web link either.
   const WEB = ['https', '//'].join(':');
   const docs: Record<string, string> = { 'docs/performance.md': '# Performance\n\n## Logging\n' };
@@ -106,8 +107,8 @@ describe('no link leads outside the repository', () => {
     // Assembled, so that this file holds no such link itself.
     ['src/cli/snippets.ts', ` * @see ../../../${OUTSIDE}/docs/clients.md section 1`],
     ['src/protocols/responses/codec/status.ts', ` * @see ../../../../../${OUTSIDE}/docs/protocols.md F8, F9`],
-    ['src/protocols/chat/codec/usage.ts', ` * @see /work/${OUTSIDE}/docs/protocols.md F9`],
-    ['bench/run.mjs', ' * run, interleaved (issue 4, see shared/docs/performance.md).'],
+    ['src/protocols/chat/codec/usage.ts', ` * @see ${WORK}${OUTSIDE}/docs/protocols.md F9`],
+    ['bench/run.mjs', ` * run, interleaved (issue 4, see ${OUTSIDE}/docs/performance.md).`],
     ['bench/lib/bodies.mjs', ' * fixtures (copies of ../shared/fixtures/clients).'],
     ['README.md', 'Notes are in /root/notes/perf.md and /tmp/s7/out.json.'],
     ['test/fixtures/clients/README.md', 'What each client needs is in `../../docs/clients.md`.'],

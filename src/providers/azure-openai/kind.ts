@@ -18,8 +18,10 @@ export { resourceBaseUrl } from './urls.js';
 const RESOURCE = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?$/;
 // A dated api-version of the deployment form (2024-10-21, 2025-04-01-preview).
 const API_VERSION = /^\d{4}-\d{2}-\d{2}(?:-preview)?$/;
-// A base URL that names the v1 API or the /openai prefix, which the deployment form adds itself.
-const OPENAI_PATH = /\/openai(?:\/v1)?\/*$/i;
+// A base URL that ends in the v1 API's path or its openai prefix, which the deployment form adds itself.
+// Written case by case rather than with the `i` flag: the JSON Schema states the same pattern, and has no flags.
+const V1_API_SUFFIX = '\\/[oO][pP][eE][nN][aA][iI](?:\\/[vV]1)?\\/*$';
+const OPENAI_PATH = new RegExp(V1_API_SUFFIX);
 
 /** The scope of Azure OpenAI's Entra ID tokens. */
 export const COGNITIVE_SERVICES_SCOPE = 'https://cognitiveservices.azure.com/.default';
@@ -94,7 +96,7 @@ export const azureOpenAi = defineKind({
     (entry.allOf as unknown[]).push(
       { dependentRequired: { deployment: ['apiVersion'] } },
       // "If A then B", written as "not A, or B".
-      { anyOf: [{ not: { required: ['apiVersion', 'baseUrl'] } }, { properties: { baseUrl: { description: 'With apiVersion: the resource endpoint, not ending in /openai or /openai/v1.', not: { pattern: '/[oO][pP][eE][nN][aA][iI](/[vV]1)?/*$' } } } }] },
+      { anyOf: [{ not: { required: ['apiVersion', 'baseUrl'] } }, { properties: { baseUrl: { description: "With apiVersion: the resource endpoint, not the v1 API's base URL.", not: { pattern: V1_API_SUFFIX } } } }] },
       { anyOf: [{ not: { required: ['deployment'] } }, { required: ['protocols'], properties: { protocols: { description: 'With deployment: ["chat"], the one protocol a deployment path serves.', const: ['chat'] } } }] },
     );
   },
