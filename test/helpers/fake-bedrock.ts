@@ -213,7 +213,7 @@ function route(req: Received, res: ServerResponse, options: FakeBedrockOptions):
     sendJson(res, 200, message, { 'x-amzn-requestid': 'fake-request-id', 'x-amzn-bedrock-input-token-count': '10' });
     return;
   }
-  sendEventStream(res, options.model === undefined ? streamEvents(message) : withMetrics(messageEvents(message)), options.exception);
+  sendEventStream(res, streamEvents(message), options.exception);
 }
 
 /** The model's answer; a request it refuses is Bedrock's ValidationException, with the model's message. */
@@ -301,32 +301,7 @@ function answerFor(modelId: string, body: Record<string, unknown>): Record<strin
 }
 
 /** The Anthropic stream events of a whole answer, as Bedrock sends them (with its invocation metrics at the end). */
-export function streamEvents(message: Record<string, unknown>): Record<string, unknown>[] {
-  const content = message.content as Block[];
-  const events: Record<string, unknown>[] = [
-    { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { ...(message.usage as object), output_tokens: 1 } } },
-  ];
-  content.forEach((block, index) => {
-    if (block.type === 'text') {
-      events.push({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      for (const text of ['Hello', ' from', ' upstream']) events.push({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
-    } else if (block.type === 'tool_use') {
-      events.push({ type: 'content_block_start', index, content_block: { ...block, input: {} } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } });
-    } else if (block.type === 'thinking') {
-      events.push({ type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking: block.thinking } });
-      events.push({ type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: block.signature } });
-    }
-    events.push({ type: 'content_block_stop', index });
-  });
-  events.push({ type: 'message_delta', delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: 3 } });
-  events.push({
-    type: 'message_stop',
-    'amazon-bedrock-invocationMetrics': { inputTokenCount: 10, outputTokenCount: 3, invocationLatency: 120, firstByteLatency: 40 },
-  });
-  return events;
-}
+export const streamEvents = (message: Record<string, unknown>): Record<string, unknown>[] => withMetrics(messageEvents(message));
 
 const str = (value: string) => ({ type: 'string' as const, value });
 
