@@ -30,3 +30,28 @@ export function freshDirs(root: () => string): (name: string) => string {
     return path;
   };
 }
+
+/** Claude Code's environment for the gateway at `url`, the key in `keyVar`: no telemetry, updates or other traffic. */
+export const claudeCodeEnv = (home: string, url: string, key: string, keyVar: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' = 'ANTHROPIC_API_KEY'): Record<string, string> => ({
+  ...clientEnv(home),
+  ANTHROPIC_BASE_URL: url,
+  [keyVar]: key,
+  DISABLE_TELEMETRY: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  DISABLE_AUTOUPDATER: '1',
+});
+
+/** The lines of Codex's config.toml for `model` on a custom provider at the gateway's `url`, the key in MODEL_GATEWAY_API_KEY. */
+export const codexProviderToml = (model: string, url: string, extra: readonly string[] = []): string =>
+  [
+    `model = "${model}"`,
+    'model_provider = "model-gateway"',
+    '',
+    '[model_providers.model-gateway]',
+    'name = "model-gateway"',
+    `base_url = "${url}/v1"`,
+    'env_key = "MODEL_GATEWAY_API_KEY"',
+    'wire_api = "responses"',
+    ...extra,
+    '',
+  ].join('\n');

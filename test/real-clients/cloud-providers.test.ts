@@ -28,7 +28,7 @@ import type { FakeGoogleToken } from '../helpers/fake-google-token.js';
 import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
-import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, clientBin, clientEnv, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
+import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, claudeCodeEnv, clientBin, clientEnv, codexProviderToml, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
 
 const KEY = 'mgw-cloud-clients-key-0123456789abcdef';
 
@@ -126,20 +126,11 @@ describeReal('real clients on Claude in the cloud: Bedrock and Vertex AI (fakes 
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  /** Only PATH comes from the outside (codex.js needs node, the shell tools need bash). */
-
   /** Claude Code -p on `model`, allowed to run echo only; its JSON result. */
   async function claudeCode(model: string, prompt: string) {
     const run = await helpers.runClient(claudeBin, ['-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', 'Bash(echo:*)'], {
       cwd: freshDir('claude-project'),
-      env: {
-        ...clientEnv(freshDir('claude-home')),
-        ANTHROPIC_BASE_URL: gw.url,
-        ANTHROPIC_API_KEY: KEY,
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-      },
+      env: claudeCodeEnv(freshDir('claude-home'), gw.url, KEY),
       timeoutMs: CLIENT_TIMEOUT_MS,
     });
     expect(run.code, `claude exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}\nlog: ${gw.lines().join('\n')}`).toBe(0);
@@ -149,18 +140,7 @@ describeReal('real clients on Claude in the cloud: Bedrock and Vertex AI (fakes 
   /** `codex exec` on `model` through the gateway's Responses endpoint; its final message. */
   async function codex(model: string, prompt: string): Promise<string> {
     const codexHome = freshDir('codex-home');
-    const toml = [
-      `model = "${model}"`,
-      'model_provider = "model-gateway"',
-      '',
-      '[model_providers.model-gateway]',
-      'name = "model-gateway"',
-      `base_url = "${gw.url}/v1"`,
-      'env_key = "MODEL_GATEWAY_API_KEY"',
-      'wire_api = "responses"',
-      '',
-    ];
-    writeFileSync(join(codexHome, 'config.toml'), toml.join('\n'));
+    writeFileSync(join(codexHome, 'config.toml'), codexProviderToml(model, gw.url));
     const run = await helpers.runClient(codexBin, ['exec', '--skip-git-repo-check', prompt], {
       cwd: freshDir('codex-project'),
       env: { ...clientEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },

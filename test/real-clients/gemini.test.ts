@@ -35,7 +35,7 @@ import type { FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import { runClient as runClientWithin } from '../helpers/run-client.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
-import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, clientBin, clientEnv, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
+import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, claudeCodeEnv, clientBin, clientEnv, codexProviderToml, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
 
 /** Hard limit per client run; the child's whole process group is killed after it. */
 
@@ -358,14 +358,7 @@ describeReal('Claude Code and Codex on a Gemini 3 model that checks thought sign
       const before = upstream.received.length;
       const run = await runClient(claudeBin, ['-p', 'Run the command.', '--output-format', 'json', '--model', 'gemini-pro', '--tools', 'Bash', '--allowedTools', 'Bash(Paris:*)'], {
         cwd: freshDir('claude-project'),
-        env: {
-          ...clientEnv(freshDir('claude-home')),
-          ANTHROPIC_BASE_URL: gw.url,
-          ANTHROPIC_API_KEY: KEY,
-          DISABLE_TELEMETRY: '1',
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-          DISABLE_AUTOUPDATER: '1',
-        },
+        env: claudeCodeEnv(freshDir('claude-home'), gw.url, KEY),
       });
       expect(run.code, `claude exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}\nlog: ${gw.lines().join('\n')}`).toBe(0);
       const result = JSON.parse(run.stdout) as { subtype: string; is_error: boolean; result: string; num_turns: number };
@@ -383,20 +376,7 @@ describeReal('Claude Code and Codex on a Gemini 3 model that checks thought sign
     async () => {
       const before = upstream.received.length;
       const codexHome = freshDir('codex-home');
-      writeFileSync(
-        join(codexHome, 'config.toml'),
-        [
-          'model = "gemini-pro"',
-          'model_provider = "model-gateway"',
-          '',
-          '[model_providers.model-gateway]',
-          'name = "model-gateway"',
-          `base_url = "${gw.url}/v1"`,
-          'env_key = "MODEL_GATEWAY_API_KEY"',
-          'wire_api = "responses"',
-          '',
-        ].join('\n'),
-      );
+      writeFileSync(join(codexHome, 'config.toml'), codexProviderToml('gemini-pro', gw.url));
       const run = await runClient(codexBin, ['exec', '--skip-git-repo-check', 'Run the command.'], {
         cwd: freshDir('codex-project'),
         env: { ...clientEnv(freshDir('codex-user-home')), CODEX_HOME: codexHome, MODEL_GATEWAY_API_KEY: KEY },

@@ -39,7 +39,7 @@ import { runClient as runClientWithin } from '../helpers/run-client.js';
 import type { TestGateway } from '../helpers/start-gateway.js';
 import { textOf } from '../helpers/compacting-chat-model.js';
 import { encryptedOf, reasoningOf, type ToolStep } from '../helpers/strict-reasoning-upstreams.js';
-import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, clientBin, clientEnv, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
+import { CLIENTS_DIR, CLIENT_TIMEOUT_MS, claudeCodeEnv, clientBin, clientEnv, codexProviderToml, freshDirs, TEST_TIMEOUT_MS } from '../helpers/real-clients.js';
 
 /** Hard limit per client run; the child's whole process group is killed after it. */
 
@@ -213,14 +213,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     const entriesBefore = entryCount(g);
     const run = await runClient(claudeBin, ['-p', prompt, '--output-format', 'json', ...extraArgs], {
       cwd: freshDir('claude-project'),
-      env: {
-        ...clientEnv(freshDir('claude-home')),
-        ANTHROPIC_BASE_URL: gw.url,
-        [auth]: KEY,
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-      },
+      env: claudeCodeEnv(freshDir('claude-home'), gw.url, KEY, auth),
     });
     expect(run.code, `claude exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
     const result = JSON.parse(run.stdout) as ClaudeResult;
@@ -366,21 +359,7 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
     const linesBefore = gw.lines().length;
     const entriesBefore = entryCount(g);
     const codexHome = freshDir('codex-home');
-    writeFileSync(
-      join(codexHome, 'config.toml'),
-      [
-        'model = "gpt-5-codex"',
-        'model_provider = "model-gateway"',
-        '',
-        '[model_providers.model-gateway]',
-        'name = "model-gateway"',
-        `base_url = "${gw.url}/v1"`,
-        'env_key = "MODEL_GATEWAY_API_KEY"',
-        'wire_api = "responses"',
-        ...(websockets ? ['supports_websockets = true'] : []),
-        '',
-      ].join('\n'),
-    );
+    writeFileSync(join(codexHome, 'config.toml'), codexProviderToml('gpt-5-codex', gw.url, websockets ? ['supports_websockets = true'] : []));
     // Codex falls back to HTTP without a word when the WebSocket fails: its own log says which it used.
     const logs = websockets ? { RUST_LOG: 'codex_api::endpoint::responses_websocket=info' } : {};
     const run = await runClient(codexBin, ['exec', '--skip-git-repo-check', prompt], {
@@ -916,17 +895,7 @@ describeReal('Claude Code through strict reasoning models (fake upstreams on loo
   async function claudeOn(model: string, prompt: string) {
     const run = await runClient(claudeBin, ['-p', prompt, '--output-format', 'json', '--model', model, '--allowedTools', 'Bash(echo:*)'], {
       cwd: freshDir('claude-project'),
-      env: {
-        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-        HOME: freshDir('claude-home'),
-        LANG: 'C.UTF-8',
-        NO_COLOR: '1',
-        ANTHROPIC_BASE_URL: gw.url,
-        ANTHROPIC_API_KEY: KEY,
-        DISABLE_TELEMETRY: '1',
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        DISABLE_AUTOUPDATER: '1',
-      },
+      env: claudeCodeEnv(freshDir('claude-home'), gw.url, KEY),
     });
     expect(run.code, `claude exited ${run.code}/${run.signal}\nstdout: ${run.stdout}\nstderr: ${run.stderr}\nlog: ${gw.lines().join('\n')}`).toBe(0);
     return JSON.parse(run.stdout) as { subtype: string; is_error: boolean; result: string; num_turns: number };
