@@ -48,7 +48,7 @@ export async function call(provider: Provider, protocol: Protocol, json: Record<
     const headers = upstreamHeaders({ 'user-agent': `model-gateway/${VERSION} (check --probe)` }, protocol);
     // Sent as the gateway sends it: in the envelope of a kind that wraps the body (Bedrock, Vertex).
     const { envelope } = providerKind(provider.config.type);
-    const sent = envelope ? envelope(provider.config, { protocol, operation: 'create', json, headers }) : { json, headers };
+    const sent = envelope?.(provider.config, { protocol, operation: 'create', json, headers }) ?? { json, headers };
     const res = await provider.send({
       protocol,
       operation: 'create',

@@ -97,7 +97,6 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
   armDeadline(ctx, provider.config.timeouts.totalMs);
   // With several credentials the next attempt goes with another one: the upstream's wait and its refusal were the last one's.
   const several = provider.pick !== undefined;
-  const again = (err: unknown) => isRetryable(err) || (several && isCredentialRefusal(err));
   for (let attempt = 0; attempt <= retries; attempt++) {
     if (attempt > 0) {
       const delay = retryDelayMs(attempt, failure instanceof GatewayError && !several ? retryAfterMs(failure.headers) : undefined);
@@ -118,7 +117,7 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
     } catch (err) {
       failure = err;
       attemptFailed(record, route, err);
-      if (controller.aborted || !again(err)) break;
+      if (controller.aborted || !tryAgain(err, several)) break;
       continue;
     }
     if (upstream.status >= 200 && upstream.status < 300) {
@@ -135,10 +134,13 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
     }
     failure = await httpFailure(r, route, upstream);
     attemptFailed(record, route, failure);
-    if (!again(failure)) break;
+    if (!tryAgain(failure, several)) break;
   }
   return { failure, attempts };
 }
+
+/** Whether a failed attempt is tried again on this route: a refused credential too, when another can take its place. */
+const tryAgain = (err: unknown, several: boolean): boolean => isRetryable(err) || (several && isCredentialRefusal(err));
 
 /**
  * The credential an attempt goes with: the one before it is settled with no tokens (it failed),

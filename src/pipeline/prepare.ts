@@ -44,8 +44,19 @@ export function prepare(r: ModelRequest, route: Route): Prepared {
 
 /** The prepared request in the envelope its upstream takes (see `ProviderKind.envelope`). */
 function envelop(prepared: Prepared, route: Route, envelope: NonNullable<ProviderKind['envelope']>): Prepared {
-  const json = prepared.json ?? (JSON.parse(prepared.body.toString('utf8')) as Record<string, unknown>);
-  const out = envelope(route.target.provider, { protocol: prepared.protocol, operation: prepared.operation, json, headers: prepared.headers });
+  // A passthrough body is parsed again only for a call the kind wraps (Bedrock's Chat endpoint takes its body as it is).
+  let parsed = prepared.json;
+  const call = {
+    protocol: prepared.protocol,
+    operation: prepared.operation,
+    headers: prepared.headers,
+    get json(): Record<string, unknown> {
+      if (parsed === undefined) parsed = JSON.parse(prepared.body.toString('utf8')) as Record<string, unknown>;
+      return parsed;
+    },
+  };
+  const out = envelope(route.target.provider, call);
+  if (out === undefined) return prepared;
   let { warnings } = prepared;
   if (out.dropped.length > 0) {
     // A translation's list is the one its answer's header reads; either is kept as small as warn() keeps it.

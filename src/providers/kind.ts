@@ -86,9 +86,9 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
   /**
    * Rewrites every request for an upstream that takes its protocol's body in an envelope of its
    * own (Bedrock's and Vertex's Messages: no `model`, their own `anthropic_version`, betas in the
-   * body). Absent: the body goes as prepared.
+   * body). Absent, or undefined for a call: the body goes as prepared.
    */
-  envelope?(config: ProviderConfig, call: EnvelopeCall): Enveloped;
+  envelope?(config: ProviderConfig, call: EnvelopeCall): Enveloped | undefined;
   /**
    * The provider's model list as a GET, credential included: how `check --probe` reaches a
    * provider with no model to try. Absent: a kind with nothing to reach (echo).

@@ -26,8 +26,9 @@ const GATED_TOOL_FIELDS: Readonly<Record<string, string>> = {
 // Anthropic's API asks for fine-grained tool streaming per tool; Bedrock by its beta, for every tool.
 const EAGER_STREAMING_BETA = 'fine-grained-tool-streaming-2025-05-14';
 
-export function bedrockEnvelope(call: EnvelopeCall): Enveloped {
-  if (call.protocol !== 'messages') return { json: { ...call.json }, headers: { ...call.headers }, dropped: [] };
+export function bedrockEnvelope(call: EnvelopeCall): Enveloped | undefined {
+  // Bedrock's Chat Completions endpoint takes OpenAI's body as it is.
+  if (call.protocol !== 'messages') return undefined;
   const { 'anthropic-beta': betaHeader, 'anthropic-version': _version, ...headers } = call.headers;
   const { accepted: betas, refused } = bedrockBetas(betaHeader);
   const dropped = refused.map((beta) => `anthropic-beta ${beta}`);
