@@ -8,6 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GatewayError, type GatewayErrorOptions } from '../errors.js';
 import type { CallAbort } from '../providers/abort.js';
+import { retryAfterMs } from '../providers/response-headers.js';
 import { scrubCredential } from '../providers/scrub-credential.js';
 import {
   type CredentialPick,
@@ -29,7 +30,7 @@ import { withReferences } from './references.js';
 import { readText } from './relay/answer-body.js';
 import type { RelayContext } from './relay/context.js';
 import { relay } from './relay/relay.js';
-import { isCredentialRefusal, isRetryable, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
+import { isCredentialRefusal, isRetryable, retryDelayMs, shouldFallBack } from './retry-policy.js';
 
 /** Tries the primary route, then its fallbacks, until one answers 2xx; relays that answer. */
 export async function runAttempts(r: ModelRequest): Promise<void> {

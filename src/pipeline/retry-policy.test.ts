@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../errors.js';
-import { isRetryable, MAX_RETRY_AFTER_MS, retryAfterMs, retryDelayMs, shouldFallBack } from './retry-policy.js';
+import { retryAfterMs } from '../providers/response-headers.js';
+import { isRetryable, MAX_RETRY_AFTER_MS, retryDelayMs, shouldFallBack } from './retry-policy.js';
 
 const upstream = (status: number) => new GatewayError('upstream_error', 'x', { status, upstreamStatus: status });
 

@@ -36,19 +36,6 @@ export function isRetryable(err: unknown): boolean {
 export const isCredentialRefusal = (err: unknown): boolean =>
   err instanceof GatewayError && (err.upstreamStatus === 401 || err.upstreamStatus === 403);
 
-/** The pause the server asked for, in ms: `retry-after-ms`, else `retry-after` as seconds or an HTTP date. */
-export function retryAfterMs(headers: Readonly<Record<string, string | string[] | undefined>> | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  const ms = Number.parseFloat(first(headers['retry-after-ms']) ?? '');
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const value = first(headers['retry-after'])?.trim();
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
 
 /**
  * The pause before retry number `retry` (1 for the first retry), or undefined when the

@@ -1,5 +1,6 @@
 /**
- * Which upstream response headers reach the client: content type, request ids, retry and rate-limit hints.
+ * Which upstream response headers reach the client (content type, request ids, retry and rate-limit hints), and
+ * the pause a retry hint asks for.
  * Not `content-encoding`: the transport decodes what an upstream compressed (decode-answer.ts), and the
  * gateway sends the client what it read, so the client gets the answer uncompressed.
  */
@@ -25,4 +26,18 @@ export function passBackHeaders(headers: Readonly<Record<string, string | string
     }
   }
   return out;
+}
+
+/** The pause the server asked for, in ms: `retry-after-ms`, else `retry-after` as seconds or an HTTP date. */
+export function retryAfterMs(headers: Readonly<Record<string, string | string[] | undefined>> | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const ms = Number.parseFloat(first(headers['retry-after-ms']) ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const value = first(headers['retry-after'])?.trim();
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

@@ -4,7 +4,7 @@
  * and tells the rotation what the upstream answered.
  */
 import type { CredentialConfig, ProviderConfig } from '../../config/types.js';
-import { retryAfterMs } from '../../pipeline/retry-policy.js';
+import { retryAfterMs } from '../response-headers.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../types.js';
 import { createRotation } from './rotation.js';
 
