@@ -1,5 +1,6 @@
 /** Everything one log line (and one log-file entry) says about a request, filled in as it is handled. */
 import type { Exchange } from './exchange.js';
+import type { Cost } from '../cost/cost.js';
 import type { Protocol, Usage } from '../protocols/types.js';
 
 /** A way a request reaches the gateway other than its own HTTP request. */
@@ -39,6 +40,8 @@ export interface RequestRecord {
   /** Time to the first byte sent to the client, for streams. */
   ttfbMs?: number | undefined;
   usage?: Usage | undefined;
+  /** What the request cost, once its usage is known. */
+  cost?: Cost | undefined;
   /** The fallback model that served the request, when not the one asked for. */
   servedBy?: string | undefined;
   /** Upstream attempts that failed before the answer (retries, fallbacks), in order. */
@@ -98,6 +101,7 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     durationMs: undefined,
     ttfbMs: undefined,
     usage: undefined,
+    cost: undefined,
     error: undefined,
     aborted: undefined,
     exchange: undefined,
