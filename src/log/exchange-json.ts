@@ -10,6 +10,7 @@ import { redactHeaders } from './redact.js';
 import { createSseDecoder } from '../sse/parse.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-outline.js';
 import type { Protocol, Usage } from '../protocols/types.js';
+import type { Cost } from '../cost/cost.js';
 
 export const EXCHANGE_JSON_VERSION = 1;
 
@@ -76,6 +77,7 @@ export interface ExchangeJson {
   readonly durationMs?: number;
   readonly ttfbMs?: number;
   readonly usage?: Usage;
+  readonly cost?: Cost;
   readonly warnings?: readonly string[];
   readonly error?: string;
   readonly aborted?: boolean;
@@ -124,6 +126,7 @@ export function recordFacts(r: RequestRecord, time: string): RecordFacts {
     durationMs: r.durationMs === undefined ? undefined : round(r.durationMs),
     ttfbMs: r.ttfbMs === undefined ? undefined : round(r.ttfbMs),
     usage: r.usage,
+    cost: r.cost,
     error: r.error,
     aborted: r.aborted,
   };
