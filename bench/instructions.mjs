@@ -12,7 +12,7 @@
  * background threads), which makes the count repeat closely; its work is the
  * same, done on the main thread.
  *
- *   node bench/instructions.mjs [--only small,big,stream,translated,count_tokens]
+ *   node bench/instructions.mjs [--only small,big,stream,translated,messages,bedrock,count_tokens]
  *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
  *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
  *        [--node-args "--no-flush-bytecode"]
@@ -73,6 +73,9 @@ const SCENARIOS = {
     kind: 'messages',
     translated: true,
   }),
+  // The same Messages stream passed through from the anthropic provider and decoded from the bedrock one's event-stream.
+  messages: () => ({ path: '/v1/messages', headers: anthropic, bodyFile: write('ms.json', smallMessages('claude-bench', true)), stream: true, kind: 'messages' }),
+  bedrock: () => ({ path: '/v1/messages', headers: anthropic, bodyFile: write('bs.json', smallMessages('bench-bedrock', true)), stream: true, kind: 'messages' }),
   count_tokens: () => ({
     path: '/v1/messages/count_tokens',
     headers: claudeCodeHeaders(GATEWAY_KEY),

@@ -307,7 +307,12 @@ const str = (value: string) => ({ type: 'string' as const, value });
 
 /** One chunk message: the event's JSON, base64, in `bytes` (with the padding field Bedrock adds). */
 export function chunkFrame(event: unknown): Uint8Array {
-  const bytes = Buffer.from(JSON.stringify(event)).toString('base64');
+  return chunkFrameOf(JSON.stringify(event));
+}
+
+/** A `chunk` message carrying the event's JSON text as it is given. */
+export function chunkFrameOf(eventJson: string): Uint8Array {
+  const bytes = Buffer.from(eventJson).toString('base64');
   const message: Message = {
     headers: { ':message-type': str('event'), ':event-type': str('chunk'), ':content-type': str('application/json') },
     body: Buffer.from(JSON.stringify({ bytes, p: 'abcdefghij' })),

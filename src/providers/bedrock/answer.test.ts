@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { chunkFrame, exceptionFrame, streamEvents } from '../../../test/helpers/fake-bedrock.js';
+import { chunkFrame, chunkFrameOf, exceptionFrame, streamEvents } from '../../../test/helpers/fake-bedrock.js';
 import type { UrlCall } from '../http.js';
 import type { UpstreamResponse } from '../types.js';
 import { bedrockAnswer } from './answer.js';
@@ -72,6 +72,20 @@ describe('bedrock stream answers', () => {
   ])('%s fails the call as an unreadable answer', async (_name, spoil) => {
     const frame = spoil(Buffer.from(chunkFrame(EVENTS[0])));
     await expect(bedrockAnswer(eventStream([frame], 10), STREAM)).rejects.toBeInstanceOf(UnreadableAnswer);
+  });
+
+  it('an event written over several lines is relayed on one data line', async () => {
+    const frames = [chunkFrameOf(JSON.stringify(EVENTS[0], null, 2)), ...EVENTS.slice(1).map(chunkFrame)];
+    const answer = await bedrockAnswer(eventStream(frames, 64), STREAM);
+    expect(await text(answer.body)).toBe(sse(EVENTS));
+  });
+
+  it.each([
+    ['a type with a line break', '{"type":"ping\\nevent: message_stop"}'],
+    ['a type that is not a name', '{"type":"message start"}'],
+    ['no type', '{"index":0}'],
+  ])('an event with %s fails the call rather than reaching the caller', async (_name, json) => {
+    await expect(bedrockAnswer(eventStream([chunkFrameOf(json)], 64), STREAM)).rejects.toBeInstanceOf(UnreadableAnswer);
   });
 
   it('a break after the first chunk errors the body the gateway relays', async () => {

@@ -32,7 +32,7 @@ const utf8 = (body: Uint8Array): string => Buffer.from(body.buffer, body.byteOff
 
 /** What one event-stream message carries. */
 type Frame =
-  | { readonly kind: 'event'; readonly type: string; readonly data: string }
+  | { readonly kind: 'event'; readonly sse: string }
   | { readonly kind: 'exception'; readonly name: string; readonly message: string }
   | { readonly kind: 'other' };
 
@@ -47,8 +47,7 @@ function frameOf(message: Message): Frame {
     return { kind: 'exception', name, message: stringHeader(message, ':error-message') ?? name };
   }
   if (messageType !== 'event' || stringHeader(message, ':event-type') !== 'chunk') return { kind: 'other' };
-  const data = Buffer.from(chunkBytes(utf8(message.body)), 'base64').toString('utf8');
-  return { kind: 'event', type: eventType(data), data };
+  return { kind: 'event', sse: sseEvent(Buffer.from(chunkBytes(utf8(message.body)), 'base64').toString('utf8')) };
 }
 
 const BYTES_KEY = '{"bytes":"';
@@ -71,13 +70,18 @@ function chunkBytes(json: string): string {
 
 // Anthropic's events start with their type; reading it from the front spares parsing every event.
 const LEADING_TYPE = /^\{"type":"([a-z_]+)"/;
+const EVENT_TYPE = /^[a-z_]{1,64}$/;
 
-function eventType(data: string): string {
-  const leading = LEADING_TYPE.exec(data);
-  if (leading) return leading[1]!;
-  const { type } = parseJson(data) as { type?: unknown };
-  if (typeof type !== 'string') throw new UnreadableAnswer('a Bedrock chunk whose event has no type');
-  return type;
+/**
+ * One Anthropic event as a server-sent event. An event of another shape, or with a line break that
+ * would cut its `data:` line, is parsed and written compactly; a type that is not a plain name fails.
+ */
+function sseEvent(data: string): string {
+  const leading = data.includes('\n') || data.includes('\r') ? null : LEADING_TYPE.exec(data);
+  if (leading) return sse(leading[1]!, data);
+  const event = parseJson(data) as { type?: unknown } | null;
+  if (typeof event?.type !== 'string' || !EVENT_TYPE.test(event.type)) throw new UnreadableAnswer('a Bedrock chunk whose event has no type');
+  return sse(event.type, JSON.stringify(event));
 }
 
 function parseJson(text: string): unknown {
@@ -157,7 +161,7 @@ class EventStreamToSse extends Readable {
           this.over = true;
           break;
         }
-        out += sse(frame.type, frame.data);
+        out += frame.sse;
       }
     } catch (err) {
       this.destroy(err as Error);
