@@ -7,6 +7,7 @@ import type { ChalkInstance } from 'chalk';
 import type { Config, CredentialConfig, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
+import { providerForModel } from '../providers/model-protocols.js';
 import { printable } from '../log/terminal-text.js';
 import { providerKind } from '../providers/kinds.js';
 import { keyNames, maskSecret } from './banner.js';
@@ -31,7 +32,7 @@ export function servedBy(model: ModelConfig): string {
 /** Which upstream protocol an inbound protocol reaches this model in: native, translated, or not allowed. */
 export function routeCell(model: ModelConfig, provider: ProviderConfig | undefined, inbound: Protocol, c: ChalkInstance): string {
   if (!model.protocols.has(inbound) || !provider) return c.gray('—');
-  const plan = planUpstream(inbound, provider);
+  const plan = planUpstream(inbound, providerForModel(provider, model.upstreamModel ?? model.pattern));
   return plan.translator ? c.yellow(`→ ${plan.upstreamProtocol}`) : c.green('native');
 }
 

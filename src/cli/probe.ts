@@ -11,6 +11,7 @@ import { providerKind } from '../providers/kinds.js';
 import { createProviders } from '../providers/registry.js';
 import { findModel } from '../routing/resolve-model.js';
 import { planUpstream } from '../translate/plan.js';
+import { providerForModel } from '../providers/model-protocols.js';
 import { call, ping, type Outcome } from './probe-call.js';
 import { callsTool, cutShort, replyBody, streamError, toolBody } from './probe-requests.js';
 
@@ -217,7 +218,7 @@ export async function probeProvider(config: ProviderConfig, targets: readonly Pr
         models.push({ model, sentAs: undefined, protocol: undefined, reply: skipped(target.reason), stream: skipped(), tools: skipped() });
         continue;
       }
-      const protocol = probeProtocol(model, config);
+      const protocol = probeProtocol(model, providerForModel(config, upstream));
       const blocked = reachable.verdict === 'failed' ? 'provider unreachable' : credential.verdict === 'refused' ? 'credential refused' : undefined;
       if (blocked !== undefined) {
         models.push({ model, sentAs: upstream, protocol, reply: skipped(blocked), stream: skipped(), tools: skipped() });

@@ -39,6 +39,20 @@ const knownProviders: Rule = (config) => {
   );
 };
 
+/** A model its provider's kind calls in protocols of its own (Vertex's Gemini) needs a provider that speaks one of them. */
+const modelProtocols: Rule = (config) =>
+  Object.entries(config.models).flatMap(([name, model]) => {
+    const provider = Object.hasOwn(config.providers, model.provider) ? config.providers[model.provider] : undefined;
+    const upstream = model.upstreamModel ?? (isGlob(name) ? undefined : name);
+    if (provider === undefined || upstream === undefined) return [];
+    const kind = providerKind(provider.type);
+    const calledIn = kind.modelProtocols?.(upstream);
+    const speaks: readonly string[] = provider.protocols ?? kind.protocols;
+    if (calledIn === undefined || calledIn.some((p) => speaks.includes(p))) return [];
+    const message = `provider "${model.provider}" calls "${upstream}" in ${calledIn.join(' or ')}, which its protocols (${speaks.join(', ')}) leave out`;
+    return [{ path: formatPath(['models', name, 'provider']), message }];
+  });
+
 /** Each provider kind's own checks (a base URL it needs, fields that go together), from its folder. */
 const kindRules: Rule = (config) =>
   Object.entries(config.providers).flatMap(([id, provider]) =>
@@ -120,7 +134,7 @@ const fallbackModels: Rule = (config) => {
   return issues;
 };
 
-const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, kindRules, credentialLists, groupModels, uniqueKeys, fallbackModels];
+const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, modelProtocols, kindRules, credentialLists, groupModels, uniqueKeys, fallbackModels];
 
 export function checkRules(config: ValidatedConfig): ConfigIssue[] {
   return RULES.flatMap((rule) => rule(config));

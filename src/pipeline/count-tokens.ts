@@ -98,9 +98,10 @@ async function countUpstream(ctx: RequestContext, ask: CountAsk, counter: Counte
   const { route } = ask;
   const upstream = route.plan.upstreamProtocol;
   const model = route.target.upstreamModel;
-  const json = counter.ask(translated(ctx, ask, upstream), model);
+  const asked = { protocol: upstream, operation: 'count_tokens' as const, json: counter.ask(translated(ctx, ask, upstream), model), headers: { 'content-type': 'application/json' } };
+  // An upstream that takes its protocol's bodies in an envelope of its own takes its counts in it too (Vertex's Gemini counter).
+  const { json, headers } = providerKind(route.target.provider.type).envelope?.(route.target.provider, asked) ?? asked;
   const bytes = Buffer.from(JSON.stringify(json));
-  const headers = { 'content-type': 'application/json' };
   // The log and the inspector show the count as a call to the counter, like any upstream attempt.
   routeChosen(ctx.record, route, undefined);
   // A client that left while its body was read asks nothing of the counter.

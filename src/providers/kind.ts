@@ -59,6 +59,12 @@ export interface ProviderKind<Type extends string = string, Own extends z.ZodRaw
   readonly fields: Own;
   /** The protocols it speaks natively unless the config's `protocols` says otherwise. */
   readonly protocols: readonly Protocol[];
+  /**
+   * The protocols one upstream model is called in, for a kind whose models do not all speak the
+   * same (Vertex AI: Claude in Messages, Gemini in Gemini's); undefined for a model called in all
+   * of the provider's. See model-protocols.ts.
+   */
+  modelProtocols?(upstreamModel: string): readonly Protocol[] | undefined;
   readonly dialect: Dialect;
   /**
    * Whether the upstream counts a request's input tokens itself, at the `count_tokens` operation of

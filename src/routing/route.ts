@@ -12,6 +12,7 @@ import { protocols } from '../protocols/registry.js';
 import { type Feature, PROTOCOLS, type Protocol, type RequestInfo } from '../protocols/types.js';
 import type { Operation, Provider } from '../providers/types.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
+import { providerForModel } from '../providers/model-protocols.js';
 import { resolveModel, type Target } from './resolve-model.js';
 
 const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
@@ -116,7 +117,7 @@ function routeTo(ask: RouteAsk, name: string): Route {
 function makeRoute(ask: RouteAsk, name: string): Route {
   const { state, group, protocol } = ask;
   const target = resolveModel(state.config, name);
-  const plan = planUpstream(protocol, target.provider);
+  const plan = planUpstream(protocol, providerForModel(target.provider, target.upstreamModel));
   // Claude Code and Codex always ask for reasoning; translated to a model without it, the request goes without.
   const dropReasoning = plan.translator !== undefined && !target.model.features.has('reasoning');
   authorizeModel(group, target.model, name, protocol);

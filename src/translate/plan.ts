@@ -28,6 +28,6 @@ export function planUpstream(caller: Protocol, provider: ProviderConfig): Plan {
   if (provider.protocols.has(caller)) return { upstreamProtocol: caller, translator: undefined };
   const upstream = preference[caller].find((p) => provider.protocols.has(p));
   // The config schema requires a provider to speak at least one protocol, and every pair has a translator.
-  if (upstream === undefined) throw new Error(`provider '${provider.id}' speaks no protocol`);
+  if (upstream === undefined) throw new Error(`provider '${provider.id}' speaks no protocol this model is called in`);
   return { upstreamProtocol: upstream, translator: translatorFor(caller, upstream)! };
 }

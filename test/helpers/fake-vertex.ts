@@ -10,12 +10,19 @@
  *   Anthropic's shape, as the model's own refusals come.
  * Answers are Messages JSON and Anthropic SSE, a tool call when the request offers tools and the
  * last turn is not a tool result.
+ *
+ * Given a fake Gemini (`gemini`), it serves Google's publisher too, at
+ * `.../publishers/google/models/{model}:{generateContent|streamGenerateContent|countTokens}`: the
+ * Gemini body as the Gemini API takes it, answered by that fake Gemini (thought signatures checked),
+ * except counts, which Vertex takes with the request's fields at the top level and refuses wrapped
+ * in `generateContentRequest`.
  */
 import type { ServerResponse } from 'node:http';
 import { messageFrames, messageJson, sse } from './canned.js';
 import { anthropicModelId, type ClaudeModel, ModelRefusal, messageSse } from './claude-tool-loop.js';
 import type { ProviderContract } from '../contracts/provider.contract.js';
 import { startFakeGoogleToken, TEST_PROJECT, type FakeGoogleToken } from './fake-google-token.js';
+import type { FakeGemini } from './fake-gemini.js';
 import { sendJson } from './fake-upstream.js';
 import type { Behaviour, Received } from './received.js';
 
@@ -48,16 +55,21 @@ const google = (res: ServerResponse, code: number, status: string, message: stri
 const anthropicError = (res: ServerResponse, message: string) =>
   sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message }, request_id: 'req_vrtx_fake' });
 
-const PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/anthropic\/models\/([^/:]+):([A-Za-z]+)$/;
+const PATH = /^\/v1\/projects\/([^/]+)\/locations\/([^/]+)\/publishers\/(anthropic|google)\/models\/([^/:]+):([A-Za-z]+)$/;
 
 export interface FakeVertexOptions {
   readonly project: string;
   readonly region: string;
   /** The model that answers (whole and streamed) instead of the canned answers; its refusals are Anthropic's 400. */
   readonly model?: ClaudeModel;
+  /** Google's publisher, answered by this fake Gemini (made with `VERTEX_GEMINI_KEY`); absent: Google's models are not found. */
+  readonly gemini?: FakeGemini;
 }
 
-export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, region, model: claude }: FakeVertexOptions): Behaviour {
+/** The key the fake Gemini behind Google's publisher is made with: the fake Vertex calls it with this, having checked the token. */
+export const VERTEX_GEMINI_KEY = 'vertex-internal-gemini-key';
+
+export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, region, model: claude, gemini }: FakeVertexOptions): Behaviour {
   return (req: Received, res: ServerResponse) => {
     const bearer = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
     const state = bearer === undefined ? 'unknown' : tokens.check(bearer);
@@ -66,13 +78,24 @@ export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, re
       google(res, 401, 'UNAUTHENTICATED', `${why} Expected OAuth 2 access token, login cookie or other valid authentication credential.`);
       return;
     }
-    const match = PATH.exec(req.url);
+    const url = new URL(req.url, 'http://fake-vertex');
+    const match = PATH.exec(url.pathname);
     if (req.method !== 'POST' || !match || match[1] !== project || match[2] !== region) {
       google(res, 404, 'NOT_FOUND', `The requested URL ${req.url} was not found on this server.`);
       return;
     }
-    const model = match[3]!;
-    const method = match[4]!;
+    const publisher = match[3]!;
+    const model = match[4]!;
+    const method = match[5]!;
+    if (publisher === 'google') {
+      if (gemini === undefined) google(res, 404, 'NOT_FOUND', `Publisher Model \`${url.pathname}\` was not found or your project does not have access to it.`);
+      else return googleModel(gemini, req, res, { model, method, search: url.search });
+      return;
+    }
+    if (url.search !== '') {
+      google(res, 400, 'INVALID_ARGUMENT', `Unexpected query parameters: ${url.search}`);
+      return;
+    }
     const counting = model === 'count-tokens';
     if (!['rawPredict', 'streamRawPredict'].includes(method) || (counting && method !== 'rawPredict')) {
       google(res, 404, 'NOT_FOUND', `Method ${method} is not found.`);
@@ -117,6 +140,26 @@ export function fakeVertex(tokens: Pick<FakeGoogleToken, 'check'>, { project, re
     sendJson(res, 200, toolName === undefined ? messageJson(answerModel) : toolJson(answerModel, toolName));
   };
 }
+
+/** A call to Google's publisher, passed to the fake Gemini as the Gemini API would get it (the token was checked). */
+function googleModel(gemini: FakeGemini, req: Received, res: ServerResponse, call: { model: string; method: string; search: string }) {
+  let json = req.json as Record<string, unknown> | undefined;
+  if (call.method === 'countTokens' && typeof json === 'object' && json !== null) {
+    const unknown = Object.keys(json).find((name) => !VERTEX_COUNT_FIELDS.has(name));
+    if (unknown !== undefined) {
+      google(res, 400, 'INVALID_ARGUMENT', `Invalid JSON payload received. Unknown name "${unknown}": Cannot find field.`);
+      return;
+    }
+    json = { generateContentRequest: { ...json, model: `models/${call.model}` } };
+  }
+  const { authorization: _token, ...headers } = req.headers;
+  return gemini.behaviour({ ...req, url: `/v1beta/models/${call.model}:${call.method}${call.search}`, headers: { ...headers, 'x-goog-api-key': VERTEX_GEMINI_KEY }, json }, res);
+}
+
+/** The fields of Vertex's `CountTokensRequest` (each also in snake_case). */
+const VERTEX_COUNT_FIELDS = new Set(
+  ['model', 'instances', 'contents', 'systemInstruction', 'tools', 'generationConfig'].flatMap((f) => [f, f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]),
+);
 
 function bodyProblem(body: Record<string, unknown>, counting: boolean, betaHeader: string): string | undefined {
   if (body.anthropic_version !== VERTEX_VERSION) return `anthropic_version: Input should be '${VERTEX_VERSION}'`;

@@ -20,10 +20,10 @@ describe('vertex config', () => {
     [{ region: 'us' }, 'https://aiplatform.us.rep.googleapis.com'],
     [{ region: 'eu' }, 'https://aiplatform.eu.rep.googleapis.com'],
     [{ region: 'us-east5', baseUrl: 'http://127.0.0.1:9000/' }, 'http://127.0.0.1:9000'],
-  ])('%j: base URL %s, speaks messages, its fields kept', (entry, baseUrl) => {
+  ])('%j: base URL %s, speaks messages and gemini (per model), its fields kept', (entry, baseUrl) => {
     const p = parseConfig(withVertex({ ...entry, project: 'my-project' }), { env: {} }).providers.get('vx')!;
     expect(p.baseUrl).toBe(baseUrl);
-    expect([...p.protocols]).toEqual(['messages']);
+    expect([...p.protocols]).toEqual(['messages', 'gemini']);
     expect(p.own).toMatchObject({ region: entry.region, project: 'my-project' });
     expect(p.apiKey).toBeUndefined();
   });

@@ -1,12 +1,14 @@
 /**
  * Where Vertex AI's calls go. Every publisher's models live under one path,
  * `/v1/projects/{project}/locations/{region}/publishers/{publisher}/models/{model}:{method}`:
- * Anthropic's Claude through `rawPredict` and `streamRawPredict` (the Messages body as it is),
- * Google's Gemini through `generateContent` and `streamGenerateContent`. A publisher is one entry
+ * Anthropic's Claude through `rawPredict` and `streamRawPredict` (the Messages body in Vertex's
+ * envelope), Google's Gemini through `generateContent` and `streamGenerateContent?alt=sse` (Gemini's
+ * own body), each with its counter. Which publisher a call goes to follows the protocol it is made
+ * in (`publisherOf`). A publisher is one entry
  * of `PUBLISHER_METHODS`, so another fits beside Anthropic's without touching the rest.
  */
 import { assertNever } from '../../assert-never.js';
-import type { Operation } from '../../protocols/types.js';
+import type { Operation, Protocol } from '../../protocols/types.js';
 import { urlUnder } from '../url.js';
 
 /** The region written in the config: a Google Cloud location (`us-east5`), a multi-region (`us`, `eu`) or `global`. */
@@ -36,6 +38,8 @@ export function regionBaseUrl(region: string): string {
 interface PublisherMethods {
   /** The method of a create call, streamed or not. */
   create(stream: boolean): string;
+  /** The query a streamed create call adds (Gemini's `alt=sse`: server-sent events rather than one JSON array). */
+  readonly streamQuery?: Readonly<Record<string, string>>;
   /**
    * Where a count goes: the model to name in the path (Anthropic counts at a fixed `count-tokens`
    * model, with the real one in the body) and the method; undefined for a publisher with no counter.
@@ -48,9 +52,35 @@ export const PUBLISHER_METHODS = {
     create: (stream) => (stream ? 'streamRawPredict' : 'rawPredict'),
     count: () => ({ model: 'count-tokens', method: 'rawPredict' }),
   },
+  google: {
+    create: (stream) => (stream ? 'streamGenerateContent' : 'generateContent'),
+    streamQuery: { alt: 'sse' },
+    count: (model) => ({ model, method: 'countTokens' }),
+  },
 } as const satisfies Record<string, PublisherMethods>;
 
 export type Publisher = keyof typeof PUBLISHER_METHODS;
+
+/** The publisher whose models are called in `protocol`: Messages is Anthropic's Claude, Gemini's protocol Google's Gemini. */
+export function publisherOf(protocol: Protocol): Publisher {
+  switch (protocol) {
+    case 'messages':
+      return 'anthropic';
+    case 'gemini':
+      return 'google';
+    case 'responses':
+    case 'chat':
+      throw new RangeError(`Vertex AI's publisher models are not called in ${protocol}`);
+    default:
+      return assertNever(protocol);
+  }
+}
+
+/** Google's own models are Gemini's; every other publisher model the gateway calls is Anthropic's Claude. */
+const GOOGLE_MODEL = /^gemini-/i;
+
+/** The protocol a Vertex model is called in, from its id. */
+export const vertexModelProtocol = (model: string): Protocol => (GOOGLE_MODEL.test(model) ? 'gemini' : 'messages');
 
 /** A Vertex model id: `claude-sonnet-4-5@20250929`, `gemini-2.5-pro`. Nothing else is sent, so a name cannot reach another method. */
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*(?:@[A-Za-z0-9._-]+)?$/;
@@ -73,6 +103,7 @@ export function modelCallUrl(base: string, project: string, region: string, call
   const url = urlUnder(base, 'v1', 'projects', project, 'locations', region, 'publishers', call.publisher, 'models', model);
   // The version after `@` is written as Vertex's own clients write it, unencoded: `@` is a plain path character.
   url.pathname = `${url.pathname.replaceAll('%40', '@')}:${method}`;
+  if (call.stream && call.operation === 'create') for (const [name, value] of Object.entries(methods.streamQuery ?? {})) url.searchParams.set(name, value);
   return url;
 }
 

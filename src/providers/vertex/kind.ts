@@ -1,13 +1,16 @@
 /**
- * `vertex`: Claude on Google Cloud's Vertex AI. Anthropic's Messages API at Vertex's model URLs
- * (endpoint.ts), the body in Vertex's envelope (claude-envelope.ts), authenticated with Google
- * OAuth tokens from a credentials file or application default credentials (google-credentials.ts).
+ * `vertex`: Claude and Gemini on Google Cloud's Vertex AI, at Vertex's model URLs (endpoint.ts).
+ * Claude is called in Anthropic's Messages API, its body in Vertex's envelope (claude-envelope.ts);
+ * Gemini in Gemini's own protocol, its counts rewrapped (gemini-envelope.ts). Which one a model is
+ * called in follows its id. Authenticated with Google OAuth tokens from a credentials file or
+ * application default credentials (google-credentials.ts).
  */
 import { z } from 'zod';
 import { httpUrl } from '../../config/provider-fields.js';
 import { defineKind } from '../kind.js';
 import { claudeEnvelope } from './claude-envelope.js';
-import { PROJECT, REGION, regionBaseUrl } from './endpoint.js';
+import { PROJECT, REGION, regionBaseUrl, vertexModelProtocol } from './endpoint.js';
+import { geminiEnvelope } from './gemini-envelope.js';
 import { createVertexProvider } from './provider.js';
 
 /** A `${NAME}` reference, which the JSON Schema accepts as written: the gateway checks the value it resolves to. */
@@ -15,8 +18,10 @@ const ENV_REFERENCE = '(^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}';
 
 export const vertex = defineKind({
   type: 'vertex',
-  summary: "Claude on Google Cloud's Vertex AI; authenticated with Google credentials (a credentials file or application default credentials).",
-  protocols: ['messages'],
+  summary:
+    "Claude and Gemini on Google Cloud's Vertex AI (Claude in Messages, models named gemini-* in Gemini's protocol); authenticated with Google credentials (a credentials file or application default credentials).",
+  protocols: ['messages', 'gemini'],
+  modelProtocols: (model) => [vertexModelProtocol(model)],
   fields: {
     region: z
       .string()
@@ -42,7 +47,7 @@ export const vertex = defineKind({
         'Absolute http(s) base URL, without /v1 (a Private Service Connect endpoint, a proxy). Default: https://{region}-aiplatform.googleapis.com; https://aiplatform.googleapis.com for "global"; https://aiplatform.{us|eu}.rep.googleapis.com for the multi-regions.',
       ),
     apiKey: z
-      .never({ error: 'Vertex AI takes no API key for Claude: the gateway authenticates with Google credentials (credentialsFile, or application default credentials)' })
+      .never({ error: 'Vertex AI takes no API key here: the gateway authenticates with Google credentials (credentialsFile, or application default credentials)' })
       .optional()
       .describe('Not used: Vertex AI takes Google OAuth tokens, from credentialsFile or application default credentials.'),
   },
@@ -62,6 +67,8 @@ export const vertex = defineKind({
     credential: 'Authorization: Bearer (a Google OAuth token)',
     signsWith: (config) => `Google OAuth token (${typeof config.own.credentialsFile === 'string' ? 'credentialsFile' : 'application default credentials'})`,
   },
-  envelope: (_config, call) => claudeEnvelope(call),
-  create: (config, deps) => createVertexProvider(config, 'anthropic', deps),
+  // `countTokens` for Gemini models: a translated count asks Vertex rather than estimating.
+  countsInputTokens: true,
+  envelope: (_config, call) => (call.protocol === 'gemini' ? geminiEnvelope(call) : claudeEnvelope(call)),
+  create: (config, deps) => createVertexProvider(config, deps),
 });

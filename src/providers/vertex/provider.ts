@@ -7,7 +7,7 @@ import type { ProviderConfig } from '../../config/types.js';
 import { GatewayError } from '../../errors.js';
 import { createHttpProvider, type HttpHooks, type HttpProviderDeps } from '../http.js';
 import type { Provider, UpstreamRequest } from '../types.js';
-import { modelCallUrl, type Publisher } from './endpoint.js';
+import { modelCallUrl, publisherOf } from './endpoint.js';
 import { credentialsHint, vertexHttpError } from './errors.js';
 import { googleCredentials } from './google-credentials.js';
 
@@ -27,7 +27,7 @@ export function vertexFields(config: ProviderConfig): VertexFields {
   };
 }
 
-export function createVertexProvider(config: ProviderConfig, publisher: Publisher, deps: HttpProviderDeps | undefined): Provider {
+export function createVertexProvider(config: ProviderConfig, deps: HttpProviderDeps | undefined): Provider {
   const fields = vertexFields(config);
   const credentials = googleCredentials(fields.credentialsFile, config.timeouts.headersMs);
   let project = fields.project;
@@ -36,7 +36,7 @@ export function createVertexProvider(config: ProviderConfig, publisher: Publishe
     url: (c, call) => {
       if (call.model === undefined) throw new RangeError('the request names no model');
       // send() below finds the project before any URL is asked for.
-      return modelCallUrl(c.baseUrl, project!, fields.region, { publisher, operation: call.operation, model: call.model, stream: call.stream });
+      return modelCallUrl(c.baseUrl, project!, fields.region, { publisher: publisherOf(call.protocol), operation: call.operation, model: call.model, stream: call.stream });
     },
     // The credential is a short-lived token, set per call by `sign`.
     credential: () => ({}),
