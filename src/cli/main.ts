@@ -2,7 +2,7 @@
  * The command table. Commands load lazily, so `--help` does not load the server.
  * This is the only place that decides exit codes.
  */
-import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ConfigError, ExitError } from '../errors.js';
 import { DEFAULT_MAX_LINE_MIB } from '../log/recording-limit.js';
 import { printableLines } from '../log/terminal-text.js';
@@ -15,6 +15,8 @@ import type { KeysNewFlags } from './commands/keys.js';
 import type { ModelsFlags } from './commands/models.js';
 import type { ReplayFlags } from './commands/replay.js';
 import type { ServeFlags } from './commands/serve.js';
+import type { LaunchFlags, Launched } from './commands/launch.js';
+import type { StatusFlags } from './commands/status.js';
 import { processIo, type CliIo } from './io.js';
 import type { ClientName } from './snippets.js';
 
@@ -26,6 +28,13 @@ function parseMs(value: string): number {
 
 /** Spelled out here, not imported, so `--help` loads no command code. */
 const CLIENT_NAMES = ['claude-code', 'codex', 'gemini-cli', 'openai', 'anthropic', 'shell'] as const satisfies readonly ClientName[];
+
+/** The clients `model-gateway <client>` runs, spelled out here for the same reason. */
+const LAUNCHED_CLIENTS = [
+  ['claude', 'Claude Code'],
+  ['codex', 'Codex'],
+  ['gemini', 'the Gemini CLI'],
+] as const satisfies readonly (readonly [Launched, string])[];
 
 function parseCount(value: string): number {
   const n = Number(value);
@@ -39,11 +48,18 @@ function parsePort(value: string): number {
   return port;
 }
 
-export function createProgram(io: CliIo): Command {
+/** What a command that runs another program ends with: that program's exit code. */
+interface Outcome {
+  code: number;
+}
+
+export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Command {
   const program = new Command('model-gateway')
     .description('A local LLM gateway: OpenAI Responses, Chat Completions and Anthropic Messages on one base URL.')
     .version(VERSION, '-v, --version')
     .exitOverride()
+    // Options after a launched client's name are the client's (see the client commands below).
+    .enablePositionalOptions()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
 
   program
@@ -64,6 +80,8 @@ export function createProgram(io: CliIo): Command {
     .option('--inspector-stream-buffer <KiB>', "events an open page may leave unread before its live stream is cut, in KiB (default 1024)", parseCount)
     .option('--inspector-session-idle <hours>', 'an inspector sign-in ends after this many hours unused (default 24)', parseCount)
     .option('--inspector-session-max <hours>', 'and after this many hours however used; also how long the link works unopened (default 168)', parseCount)
+    // Set by `model-gateway claude|codex|gemini` for the gateway it starts in the background (see cli/background.ts).
+    .addOption(new Option('--background-state <file>').hideHelp())
     .addHelpText(
       'after',
       '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ model-gateway serve --config gateway.config.json --no-watch\n',
@@ -196,15 +214,56 @@ export function createProgram(io: CliIo): Command {
       await inspect(file, flags, io);
     });
 
+  for (const [client, what] of LAUNCHED_CLIENTS) {
+    program
+      .command(client)
+      .description(`run ${what} on the gateway, starting one in the background if none is running (its arguments after ours)`)
+      .argument('[args...]', `passed to ${client} as they are`)
+      .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
+      .option('-k, --key <key>', 'the gateway key the client uses (default: $MODEL_GATEWAY_KEY)')
+      .option('-m, --model <model>', 'the model the client asks for (as model-gateway env --model)')
+      .passThroughOptions()
+      .allowUnknownOption()
+      .addHelpText(
+        'after',
+        `\nOptions for ${client} itself go after its name and ours; a first argument of ${client}'s ends ours.\n` +
+          `The background gateway's log goes to a file (see: model-gateway status); it stops when the last client started this way exits.\n` +
+          `\nExamples:\n  $ npx model-gateway ${client}\n  $ npx model-gateway ${client} --model echo -- --help\n`,
+      )
+      .action(async (args: string[], flags: LaunchFlags) => {
+        const { launch } = await import('./commands/launch.js');
+        outcome.code = await launch(client, args, flags, io);
+      });
+  }
+
+  program
+    .command('status')
+    .description('show the gateway running in the background (or on the configured address)')
+    .option('-c, --config <file>', 'config file for the address and data folder (default: search the current folder)')
+    .action(async (flags: StatusFlags) => {
+      const { status } = await import('./commands/status.js');
+      await status(flags, io);
+    });
+
+  program
+    .command('stop')
+    .description('stop the gateway running in the background')
+    .option('-c, --config <file>', 'config file for the data folder (default: search the current folder)')
+    .action(async (flags: StatusFlags) => {
+      const { stop } = await import('./commands/status.js');
+      await stop(flags, io);
+    });
+
   return program;
 }
 
 /** Runs the CLI; resolves with the exit code (0 ok, 1 problem found, 2 usage error). */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
-  const program = createProgram(io);
+  const outcome = { code: 0 };
+  const program = createProgram(io, outcome);
   try {
     await program.parseAsync([...argv], { from: 'user' });
-    return 0;
+    return outcome.code;
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end through here with exit code 0.

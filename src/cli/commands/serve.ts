@@ -18,6 +18,7 @@ import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
 import { watchConfig, type ConfigWatcher } from '../watch-config.js';
+import { clearState, writeState } from '../background.js';
 
 export interface ServeFlags {
   config?: string;
@@ -37,6 +38,8 @@ export interface ServeFlags {
   inspectorStreamBuffer?: number;
   inspectorSessionIdle?: number;
   inspectorSessionMax?: number;
+  /** Where a gateway started in the background says where it listens (cli/background.ts). */
+  backgroundState?: string;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -99,6 +102,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   }
   const inspectorUrl = inspector?.link(url);
   io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION, ...(inspectorUrl ? { inspectorUrl } : {}) }));
+  if (flags.backgroundState !== undefined) writeState(flags.backgroundState, { pid: process.pid, url, inspectorUrl });
 
   let watcher: ConfigWatcher | undefined;
   const file = loaded.source.filepath;
@@ -117,6 +121,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   // Open inspector pages hold event streams; ended now, they do not make the close wait out its grace period.
   inspector?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
+  if (flags.backgroundState !== undefined) clearState(flags.backgroundState, process.pid);
   logger.info(chalk.gray('stopped'));
 }
 
