@@ -15,6 +15,14 @@ describe('interpolateEnv', () => {
     ['$A stays', '$A stays'],
     ['unclosed ${A', 'unclosed ${A'],
     ['cost: $$5', 'cost: $$5'],
+    ['${UNSET:-http://127.0.0.1:11434}', 'http://127.0.0.1:11434'],
+    ['${EMPTY:-fallback}', 'fallback'],
+    ['${A:-fallback}', 'alpha'],
+    ['${UNSET-fallback}', 'fallback'],
+    ['${EMPTY-fallback}', ''],
+    ['${UNSET:-}', ''],
+    ['$${UNSET:-x}', '${UNSET:-x}'],
+    ['${UNSET:-a:-b-c}', 'a:-b-c'],
   ])('%j → %j', (input, expected) => {
     const { value, issues } = interpolateEnv(input, env);
     expect(issues).toEqual([]);
@@ -56,10 +64,10 @@ describe('interpolateEnv', () => {
   });
 
   it('reports a malformed reference', () => {
-    const { issues } = interpolateEnv({ a: '${not-a-name}' }, env);
+    const { issues } = interpolateEnv({ a: '${9lives}' }, env);
     expect(issues).toHaveLength(1);
     expect(issues[0]?.path).toBe('a');
-    expect(issues[0]?.message).toContain('invalid environment variable reference "${not-a-name}"');
+    expect(issues[0]?.message).toContain('invalid environment variable reference "${9lives}"');
   });
 
   it('is not recursive: a value containing ${...} is inserted verbatim', () => {

@@ -1,5 +1,6 @@
 /**
- * `${NAME}` references in config string values, resolved from an injected environment.
+ * `${NAME}` references in config string values, resolved from an injected environment, with the
+ * shell's defaults: `${NAME:-text}` when NAME is unset or empty, `${NAME-text}` when it is unset.
  * Runs on the raw tree before schema validation, so a secret can sit in any string field.
  */
 import type { ConfigIssue } from '../errors.js';
@@ -14,7 +15,14 @@ export interface InterpolateResult {
 
 // `$${...}` is the escape for a literal `${...}`; the optional second `$` tells the two apart.
 const REFERENCE = /\$(\$)?\{([^}]*)\}/g;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** What may stand between the braces: a name, then optionally `:-` or `-` and a default (no `}`). */
+const NAME = /^([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)(.*))?$/s;
+
+/**
+ * A reference as a JSON Schema (ECMA-262) pattern: a string holding one is checked only once it is
+ * resolved, so a field's own pattern gives way to it. Not the `$${…}` escape.
+ */
+export const ENV_REFERENCE_PATTERN = '(^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*(:?-[^}]*)?\\}';
 
 /**
  * Returns a copy of `raw` with every `${NAME}` in string values (object keys are left alone)
@@ -36,16 +44,20 @@ export function interpolateEnv(raw: unknown, env: Env): InterpolateResult {
 
   const interpolateString = (text: string, path: PathSegment[]): string => {
     const missing: string[] = [];
-    const result = text.replace(REFERENCE, (match, escaped: string | undefined, name: string) => {
+    const result = text.replace(REFERENCE, (match, escaped: string | undefined, inner: string) => {
       if (escaped) return match.slice(1);
-      if (!NAME.test(name)) {
+      const parts = NAME.exec(inner);
+      if (!parts) {
         issues.push({
           path: formatPath(path),
-          message: `invalid environment variable reference "${match}" (names are letters, digits and _; write $\${...} for a literal \${...})`,
+          message: `invalid environment variable reference "${match}" (names are letters, digits and _, optionally followed by :-default; write $\${...} for a literal \${...})`,
         });
         return match;
       }
+      const [, name, operator, fallback] = parts as unknown as [string, string, string | undefined, string | undefined];
       const resolved = env[name];
+      if (operator === ':-' && (resolved === undefined || resolved === '')) return fallback!;
+      if (operator === '-' && resolved === undefined) return fallback!;
       if (resolved === undefined) {
         missing.push(name);
         return match;

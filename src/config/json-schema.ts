@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { providerKind } from '../providers/kinds.js';
 import { writtenConfigSchema } from './schema.js';
+import { ENV_REFERENCE_PATTERN } from './env.js';
 
 export const JSON_SCHEMA_PATH = 'schema/gateway.schema.json';
 
@@ -23,7 +24,7 @@ const WELL_FORMED_KEY = '^(?![sS][hH][aA]256:)|^[sS][hH][aA]256:[0-9a-fA-F]{64}$
 /** schema.ts `baseUrl`: an absolute http(s) URL with a host. */
 const HTTP_URL = '^[hH][tT][tT][pP][sS]?://[^/?#]';
 /** env.ts: a `${NAME}` reference (not the `$${NAME}` escape), whose value the schema cannot know. */
-const ENV_REFERENCE = '(^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}';
+const ENV_REFERENCE = ENV_REFERENCE_PATTERN;
 
 /** The node at `path`; it must exist, so a field the zod schema moves cannot silently lose its constraint. */
 function at(root: JsonObject, path: readonly (string | number)[]): JsonObject {

@@ -6,6 +6,7 @@
  * application default credentials (google-credentials.ts).
  */
 import { z } from 'zod';
+import { ENV_REFERENCE_PATTERN } from '../../config/env.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import { defineKind } from '../kind.js';
 import { claudeEnvelope } from './claude-envelope.js';
@@ -14,7 +15,7 @@ import { geminiEnvelope } from './gemini-envelope.js';
 import { createVertexProvider } from './provider.js';
 
 /** A `${NAME}` reference, which the JSON Schema accepts as written: the gateway checks the value it resolves to. */
-const ENV_REFERENCE = '(^|[^$])\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}';
+const ENV_REFERENCE = ENV_REFERENCE_PATTERN;
 
 export const vertex = defineKind({
   type: 'vertex',
