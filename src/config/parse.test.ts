@@ -319,6 +319,22 @@ describe('parseConfig: validation issues', () => {
     ]);
   });
 
+  it('reports schema and rule issues in one round, the rules checked on what the schema took', () => {
+    const raw = base();
+    raw.server = { port: 'x' };
+    raw.providers.broken = { type: 'openai-compatible', baseUrl: 5 };
+    raw.models['gpt-4.1'].provider = 'nope';
+    raw.models.local = { provider: 'broken' };
+    raw.keyGroups.ci = { keys: ['dev-key'] };
+    expect(issuesOf(raw).map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'server.port: expected a number, got "x"',
+      expect.stringMatching(/^providers\.broken\.baseUrl: /),
+      // The rules, run on the rest: a model's unknown provider, a key given twice; not "unknown provider broken".
+      expect.stringMatching(/^models\.gpt-4\.1\.provider: unknown provider "nope"/),
+      expect.stringMatching(/^keyGroups\.ci\.keys\[0\]: /),
+    ]);
+  });
+
   it('does not also complain about the unresolved text of a missing variable', () => {
     const raw = base();
     raw.providers.ollama.baseUrl = '${OLLAMA_URL}';

@@ -26,13 +26,41 @@ export function parseConfig(raw: unknown, options: ParseConfigOptions = {}): Con
   const parsed = writtenConfigSchema.safeParse(value, { error: configErrorMap, reportInput: true });
   const issues: ConfigIssue[] = parsed.success
     ? checkRules(parsed.data)
-    : toConfigIssues(parsed.error.issues, writtenConfigSchema);
+    : [...toConfigIssues(parsed.error.issues, writtenConfigSchema), ...rulesWithout(value, parsed.error.issues)];
 
   // An unset variable leaves its `${NAME}` text in place; a second complaint about that text is noise.
   const envPaths = new Set(envIssues.map((issue) => issue.path));
   const all = [...envIssues, ...issues.filter((issue) => !envPaths.has(issue.path))];
   if (all.length > 0 || !parsed.success) throw new ConfigError(all, options.source);
   return normalizeConfig(parsed.data);
+}
+
+/**
+ * The cross-field rules' findings on a config whose shape is wrong, so that one round reports every
+ * problem: each entry (or top-level field) the schema refused is left out, the rest checked again,
+ * and the rules run on it if it passes. A finding that names a left-out entry (a model's provider
+ * that was refused) is dropped: the schema's own issue already covers it.
+ */
+function rulesWithout(value: unknown, refused: readonly { readonly path: readonly PropertyKey[] }[]): ConfigIssue[] {
+  if (!isObject(value)) return [];
+  const pruned: Record<string, unknown> = { ...value };
+  const left: string[] = [];
+  for (const { path } of refused) {
+    const [section, entry] = path;
+    if (typeof section !== 'string') return [];
+    const inner = pruned[section];
+    if (path.length >= 2 && (typeof entry === 'string' || typeof entry === 'number') && isObject(inner) && !Array.isArray(inner)) {
+      const copy: Record<string, unknown> = { ...inner };
+      delete copy[entry];
+      pruned[section] = copy;
+      left.push(String(entry));
+    } else {
+      delete pruned[section];
+    }
+  }
+  const again = writtenConfigSchema.safeParse(pruned);
+  if (!again.success) return [];
+  return checkRules(again.data).filter((issue) => !left.some((name) => issue.message.includes(`"${name}"`)));
 }
 
 /**
