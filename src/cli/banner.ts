@@ -85,7 +85,7 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   // One line per client: only the variables it cannot do without (`model-gateway env` prints the full set).
   const claudeVars = claudeCodeEnv(snippet).filter((e) => ['ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_MODEL'].includes(e.name));
   const hint = (name: string, text: string) => `  ${c.cyan(name.padEnd(14))}${text}`;
-  lines.push('', `${c.bold('Point your clients at it:')} ${c.gray('(`model-gateway env <client>` prints these ready to paste)')}`);
+  lines.push('', `${c.bold('Point your clients at it:')} ${c.gray('(`npx model-gateway env <client>` prints these ready to paste)')}`);
   lines.push(hint('Claude Code', `${inlineEnv(claudeVars)} claude`));
   lines.push(hint('Codex', `${inlineEnv([{ name: CODEX_ENV_KEY, value: snippet.key }])} codex, with this in ~/.codex/config.toml:`));
   for (const toml of codexToml(snippet).filter((l) => l !== '')) {

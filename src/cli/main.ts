@@ -84,7 +84,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .addOption(new Option('--background-state <file>').hideHelp())
     .addHelpText(
       'after',
-      '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ model-gateway serve --config gateway.config.json --no-watch\n',
+      '\nExamples:\n  $ npx model-gateway serve\n  $ npx model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ npx model-gateway serve --config gateway.config.json --no-watch\n',
     )
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./commands/serve.js');
@@ -102,7 +102,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
       'after',
       '\nFinds OPENAI_API_KEY, ANTHROPIC_API_KEY and OPENROUTER_API_KEY in the environment, and Ollama (:11434),\n' +
         'LM Studio (:1234) and vLLM (:8000) on 127.0.0.1. Always adds the built-in echo model.\n' +
-        '\nExamples:\n  $ model-gateway init\n  $ model-gateway init --hash --dir ~/gateway\n  $ model-gateway init --force\n',
+        '\nExamples:\n  $ npx model-gateway init\n  $ npx model-gateway init --hash --dir ~/gateway\n  $ npx model-gateway init --force\n',
     )
     .action(async (flags: InitFlags) => {
       const { init } = await import('./commands/init.js');
@@ -118,7 +118,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('--no-color', 'no colours in the output')
     .addHelpText(
       'after',
-      '\nExamples:\n  $ model-gateway check\n  $ model-gateway check --config gateway.config.yaml --probe\n  $ model-gateway check --probe --timeout 30000\n',
+      '\nExamples:\n  $ npx model-gateway check\n  $ npx model-gateway check --config gateway.config.yaml --probe\n  $ npx model-gateway check --probe --timeout 30000\n',
     )
     .action(async (flags: CheckFlags) => {
       const { check } = await import('./commands/check.js');
@@ -131,7 +131,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('-k, --key <key>', 'the gateway key (default: $MODEL_GATEWAY_KEY); never printed')
     .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
     .option('--no-color', 'no colours in the output')
-    .addHelpText('after', '\nExamples:\n  $ model-gateway models\n  $ model-gateway models --key "$CI_GATEWAY_KEY" --config gateway.config.json\n')
+    .addHelpText('after', '\nExamples:\n  $ npx model-gateway models\n  $ npx model-gateway models --key "$CI_GATEWAY_KEY" --config gateway.config.json\n')
     .action(async (flags: ModelsFlags) => {
       const { models } = await import('./commands/models.js');
       await models(flags, io);
@@ -149,7 +149,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .addHelpText(
       'after',
       '\nstdout: line 1 the key (for the client), line 2 its sha256: form, line 3 the entry for keyGroups.<group>.keys.\n' +
-        '\nExamples:\n  $ model-gateway keys new --group ci --name ci-runner\n  $ KEY=$(model-gateway keys new | head -1)\n',
+        '\nExamples:\n  $ npx model-gateway keys new --group ci --name ci-runner\n  $ KEY=$(npx model-gateway keys new | head -1)\n',
     )
     .action(async (flags: KeysNewFlags) => {
       const { keysNew } = await import('./commands/keys.js');
@@ -166,8 +166,8 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('--url <url>', "the gateway's base URL (default: from the config's server section); skips reading the config")
     .addHelpText(
       'after',
-      '\nExamples:\n  $ eval "$(model-gateway env claude-code)" && claude\n  $ model-gateway env codex --model qwen2.5-coder:7b\n' +
-        '  $ model-gateway env openai --key "$MODEL_GATEWAY_KEY" --url http://127.0.0.1:9000\n',
+      '\nExamples:\n  $ eval "$(npx model-gateway env claude-code)" && claude\n  $ npx model-gateway env codex --model qwen2.5-coder:7b\n' +
+        '  $ npx model-gateway env openai --key "$MODEL_GATEWAY_KEY" --url http://127.0.0.1:9000\n',
     )
     .action(async (client: ClientName, flags: EnvFlags) => {
       const { env } = await import('./commands/env.js');
@@ -190,8 +190,8 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
       '\nExit code 1 when a replay gets another status, or a stream ends without its end event (or one is JSON, the other a stream);\n' +
         'also when an exchange is refused (a method, path or header that could send it elsewhere than the gateway) or a line of\n' +
         'the file is not an exchange: both are reported and skipped, and the rest replayed.\n' +
-        '\nExamples:\n  $ model-gateway replay requests.jsonl\n  $ model-gateway replay requests.jsonl --id req_1a2b3c000004 --model qwen-coder\n' +
-        '  $ model-gateway replay requests.jsonl --to http://127.0.0.1:9000 --key "$OTHER_KEY"\n',
+        '\nExamples:\n  $ npx model-gateway replay requests.jsonl\n  $ npx model-gateway replay requests.jsonl --id req_1a2b3c000004 --model qwen-coder\n' +
+        '  $ npx model-gateway replay requests.jsonl --to http://127.0.0.1:9000 --key "$OTHER_KEY"\n',
     )
     .action(async (file: string, flags: ReplayFlags) => {
       const { replay } = await import('./commands/replay.js');
@@ -208,7 +208,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('--memory <MiB>', 'memory the exchanges may use, in MiB (default 64)', parseCount)
     .option('--max-line <MiB>', `skip lines of the file longer than this, in MiB (default ${DEFAULT_MAX_LINE_MIB})`, parseCount)
     .option('--no-color', 'no colours in the output')
-    .addHelpText('after', '\nPrints a one-time link to the page; Ctrl-C stops it.\n\nExamples:\n  $ model-gateway inspect requests.jsonl\n  $ model-gateway inspect requests.jsonl --keep 2000 --port 8788\n')
+    .addHelpText('after', '\nPrints a one-time link to the page; Ctrl-C stops it.\n\nExamples:\n  $ npx model-gateway inspect requests.jsonl\n  $ npx model-gateway inspect requests.jsonl --keep 2000 --port 8788\n')
     .action(async (file: string, flags: InspectFlags) => {
       const { inspect } = await import('./commands/inspect.js');
       await inspect(file, flags, io);
@@ -221,13 +221,13 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
       .argument('[args...]', `passed to ${client} as they are`)
       .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
       .option('-k, --key <key>', 'the gateway key the client uses (default: $MODEL_GATEWAY_KEY)')
-      .option('-m, --model <model>', 'the model the client asks for (as model-gateway env --model)')
+      .option('-m, --model <model>', 'the model the client asks for (as npx model-gateway env --model)')
       .passThroughOptions()
       .allowUnknownOption()
       .addHelpText(
         'after',
         `\nOptions for ${client} itself go after its name and ours; a first argument of ${client}'s ends ours.\n` +
-          `The background gateway's log goes to a file (see: model-gateway status); it stops when the last client started this way exits.\n` +
+          `The background gateway's log goes to a file (see: npx model-gateway status); it stops when the last client started this way exits.\n` +
           `\nExamples:\n  $ npx model-gateway ${client}\n  $ npx model-gateway ${client} --model echo -- --help\n`,
       )
       .action(async (args: string[], flags: LaunchFlags) => {

@@ -239,7 +239,8 @@ describe('model-gateway init', () => {
     const key = printedKey(h.stdout());
     expect(key).toBeDefined();
     expect(h.stdout()).toContain(`Wrote ${file}`);
-    expect(h.stdout()).toMatch(/Next:\n\s+model-gateway check\s+#.*\n\s+model-gateway serve\s+#.*\n\s+model-gateway env claude-code\s+#/);
+    expect(h.stdout()).toMatch(/Next:\n\s+npx model-gateway check\s+#.*\n\s+npx model-gateway serve\s+#.*\n\s+npx model-gateway claude\s+#.*\n\s+npx model-gateway env claude-code\s+#/);
+    expect(h.stdout()).toContain('A new shell needs it again');
     expect(h.stderr()).toMatch(/Looking for local model servers/);
 
     const env = { ...cloudEnv, MODEL_GATEWAY_KEY: key! };
@@ -1027,10 +1028,10 @@ console.log(r.text);`,
 
 describe('--help of every command', () => {
   it.each([
-    [['init', '--help'], /--dir <dir>[\s\S]*--force[\s\S]*--hash[\s\S]*Examples:\n {2}\$ model-gateway init/],
-    [['check', '--help'], /--config <file>[\s\S]*--probe[\s\S]*--timeout <ms>[\s\S]*Examples:\n {2}\$ model-gateway check/],
-    [['models', '--help'], /--key <key>[\s\S]*--config <file>[\s\S]*Examples:\n {2}\$ model-gateway models/],
-    [['env', '--help'], /<client>[\s\S]*--key <key>[\s\S]*--model <model>[\s\S]*--url <url>[\s\S]*Examples:\n {2}\$ eval "\$\(model-gateway env claude-code\)"/],
+    [['init', '--help'], /--dir <dir>[\s\S]*--force[\s\S]*--hash[\s\S]*Examples:\n {2}\$ npx model-gateway init/],
+    [['check', '--help'], /--config <file>[\s\S]*--probe[\s\S]*--timeout <ms>[\s\S]*Examples:\n {2}\$ npx model-gateway check/],
+    [['models', '--help'], /--key <key>[\s\S]*--config <file>[\s\S]*Examples:\n {2}\$ npx model-gateway models/],
+    [['env', '--help'], /<client>[\s\S]*--key <key>[\s\S]*--model <model>[\s\S]*--url <url>[\s\S]*Examples:\n {2}\$ eval "\$\(npx model-gateway env claude-code\)"/],
     [['--help'], /init[\s\S]*check[\s\S]*models[\s\S]*keys[\s\S]*env/],
   ])('%j', async (argv, text) => {
     const h = harness({});

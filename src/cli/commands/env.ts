@@ -56,7 +56,7 @@ function checkAgainst(config: Config, where: string, key: string | undefined, mo
     throw new ExitError(`--key: this key (id ${hashKey(key).slice(0, 8)}) is not in any key group of ${where}.`, 1);
   }
   if (model === undefined) return group;
-  if (!findModel(config, model)) throw new ExitError(`--model: "${model}" is not a model of ${where} (see model-gateway check).`, 1);
+  if (!findModel(config, model)) throw new ExitError(`--model: "${model}" is not a model of ${where} (see npx model-gateway check).`, 1);
   if (group && !groupAllowsModel(group, model)) throw new ExitError(`--model: key group "${group.name}" may not call "${model}".`, 1);
   return group;
 }
@@ -67,7 +67,7 @@ const headers = {
   'gemini-cli': (url: string) => `# Gemini CLI → model-gateway at ${url}: put this in ~/.gemini/settings.json (merged into what it holds)`,
   openai: (url: string) => `# OpenAI SDKs (any language) → model-gateway at ${url}`,
   anthropic: (url: string) => `# Anthropic SDKs (any language) → model-gateway at ${url}`,
-  shell: (url: string) => `# model-gateway at ${url}: Claude Code, the OpenAI and Anthropic SDKs, and Codex (its config.toml: model-gateway env codex)`,
+  shell: (url: string) => `# model-gateway at ${url}: Claude Code, the OpenAI and Anthropic SDKs, and Codex (its config.toml: npx model-gateway env codex)`,
 } as const satisfies Record<ClientName, (url: string) => string>;
 
 export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promise<void> {
@@ -114,7 +114,7 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
     io.stderr.write(
       set
         ? `These lines refer to $${GATEWAY_KEY_VAR} (set in this shell) rather than holding the key.\n`
-        : `Note: $${GATEWAY_KEY_VAR} is not set in this shell; set it to your gateway key (model-gateway init prints one) or pass --key.\n`,
+        : `Note: $${GATEWAY_KEY_VAR} is not set in this shell; set it to your gateway key (npx model-gateway init prints one) or pass --key.\n`,
     );
   }
 }

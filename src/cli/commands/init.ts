@@ -198,13 +198,21 @@ export async function init(flags: InitFlags, io: CliIo, deps: InitDeps = {}): Pr
     out.push(`  ${c.bold.yellow(key)}`);
     out.push(`Set it in the shell${flags.hash ? ' that runs the clients' : ' that runs the gateway and the clients'}:`);
     out.push(`  export ${GATEWAY_KEY_VAR}=${shellQuote(key)}`);
+    // Nothing keeps the key for a new shell: say how, and what to do once it is lost.
+    out.push(
+      c.gray(
+        `A new shell needs it again: add that line to your shell's startup file (~/.bashrc, ~/.zshrc). Lost it? ` +
+          `\`npx model-gateway keys new\` prints another, with the line that adds it to the key group.`,
+      ),
+    );
   }
 
   const configFlag = dir === path.resolve(io.cwd) ? '' : ` --config ${shellQuote(path.relative(io.cwd, file) || file)}`;
   const next = [
-    [`model-gateway check${configFlag}`, 'what the config does; add --probe to try every provider'],
-    [`model-gateway serve${configFlag}`, 'start the gateway'],
-    [`model-gateway env claude-code${configFlag}`, 'the lines that point Claude Code at it (also: codex, openai, anthropic, shell)'],
+    [`npx model-gateway check${configFlag}`, 'what the config does; add --probe to try every provider'],
+    [`npx model-gateway serve${configFlag}`, 'start the gateway'],
+    [`npx model-gateway claude${configFlag}`, 'Claude Code on it, the gateway started in the background (also: codex, gemini)'],
+    [`npx model-gateway env claude-code${configFlag}`, 'the lines that point Claude Code at it (also: codex, openai, anthropic, shell)'],
   ] as const;
   const width = Math.max(...next.map(([cmd]) => cmd.length));
   out.push('', c.bold('Next:'));
