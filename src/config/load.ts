@@ -9,7 +9,7 @@ import { ConfigError } from '../errors.js';
 import { defaultWrittenConfig } from './default.js';
 import type { Env } from './env.js';
 import { parseConfig } from './parse.js';
-import type { LoadedConfig } from './types.js';
+import type { Config, LoadedConfig } from './types.js';
 
 export const MODULE_NAME = 'model-gateway';
 
@@ -57,6 +57,26 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     config,
     source: generatedKey === undefined ? { filepath: undefined, description } : { filepath: undefined, description, generatedKey },
   };
+}
+
+/**
+ * The `server` section alone, for a command that needs only the gateway's address (`replay`): the
+ * rest of the file is not checked, so a provider key that is not set in this shell does not stop it.
+ */
+export async function loadServerSection(options: LoadConfigOptions = {}): Promise<{ readonly server: Config['server']; readonly source: string }> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const env = options.env ?? process.env;
+  const explorer = cosmiconfig(MODULE_NAME, { searchPlaces: [...SEARCH_PLACES], cache: false });
+  const filepath = options.configPath !== undefined ? path.resolve(cwd, options.configPath) : undefined;
+  const found = await readOrThrow(() => (filepath !== undefined ? explorer.load(filepath) : explorer.search(cwd)), filepath);
+  if (found === null || found.isEmpty) {
+    if (filepath !== undefined) throw new ConfigError([{ path: '', message: 'config file is empty' }], filepath);
+    return { server: parseConfig(defaultWrittenConfig(env).written, { env }).server, source: `built-in default (no config file found in ${cwd})` };
+  }
+  const raw = found.config as unknown;
+  const server = typeof raw === 'object' && raw !== null && 'server' in raw ? (raw as { server: unknown }).server : undefined;
+  const alone = { providers: {}, models: {}, ...(server === undefined ? {} : { server }) };
+  return { server: parseConfig(alone, { env, source: found.filepath }).server, source: found.filepath };
 }
 
 function fromFile(raw: unknown, filepath: string, env: Env): LoadedConfig {

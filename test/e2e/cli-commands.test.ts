@@ -975,6 +975,13 @@ describe('model-gateway env', () => {
     expect(h.stderr()).not.toContain('unknown-key-xyz');
   });
 
+  it('prints the lines for a key given without a config file, saying that it was not checked', async () => {
+    const h = harness({});
+    expect(await run(['env', 'openai', '--key', 'any-key-123'], h.io)).toBe(0);
+    expect(h.stdout()).toContain('export OPENAI_API_KEY=any-key-123');
+    expect(h.stderr()).toContain('No config file here: the key is not checked.');
+  });
+
   it('needs --url when the config lets serve pick the port', async () => {
     const h = harness({});
     writeConfig(h.io.cwd, { ...localConfig, server: { port: 0 } });

@@ -409,6 +409,19 @@ describe('model-gateway replay', () => {
     expect(stdout).toContain(`against http://127.0.0.1:${port}\n`);
   });
 
+  it('reads only the server section for the address: a provider key not set in this shell does not stop it', async () => {
+    const port = Number(new URL(gw.url).port);
+    const cwd = mkdtempSync(join(tmpdir(), 'mgw-replay-cwd-'));
+    tempDirs.push(cwd);
+    const config = testConfig(upstream.url) as { providers: Record<string, Record<string, unknown>> };
+    for (const provider of Object.values(config.providers)) provider.apiKey = '${MGW_REPLAY_UNSET_PROVIDER_KEY}';
+    writeFileSync(join(cwd, 'gateway.config.json'), JSON.stringify({ ...config, server: { host: '127.0.0.1', port } }));
+    const { code, stdout, stderr } = await cli(['replay', file, '--id', ids.chat, '--no-color'], { cwd });
+    expect(stderr).not.toContain('MGW_REPLAY_UNSET_PROVIDER_KEY');
+    expect(code).toBe(0);
+    expect(stdout).toContain(`against http://127.0.0.1:${port}\n`);
+  });
+
   it.each([
     ['a missing file', ['replay', 'nowhere.jsonl'], 1, 'Cannot read the recording nowhere.jsonl: no such file.\n'],
     ['an unknown id', ['replay', '<file>', '--id', 'req_nope'], 1, 'No exchange with id req_nope in <file> (4 recorded).\n'],

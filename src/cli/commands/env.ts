@@ -79,7 +79,12 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
     const loaded = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
     config = loaded.config;
     where = loaded.source.description;
-    group = checkAgainst(config, where, flags.key, flags.model);
+    // The built-in default's key is made per run (or $MODEL_GATEWAY_KEY): a key given cannot be checked against it.
+    const builtIn = loaded.source.filepath === undefined;
+    group = checkAgainst(config, where, builtIn ? undefined : flags.key, flags.model);
+    if (builtIn && flags.key !== undefined) {
+      io.stderr.write(`No config file here: the key is not checked. A gateway on the built-in default takes $${GATEWAY_KEY_VAR}, or the key its banner printed.\n`);
+    }
   }
   let url: string;
   if (flags.url !== undefined) url = normaliseUrl(flags.url);

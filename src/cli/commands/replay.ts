@@ -8,7 +8,7 @@
  * reported, and the rest replayed.
  */
 import path from 'node:path';
-import { loadConfig } from '../../config/load.js';
+import { loadServerSection } from '../../config/load.js';
 import { ConfigError, ExitError } from '../../errors.js';
 import { compareAnswers } from '../../replay/compare.js';
 import { formatComparison, formatHeading, formatRefusal, formatSkip } from '../../replay/format.js';
@@ -35,11 +35,10 @@ export interface ReplayFlags {
 
 /** Where the gateway of the config listens (the built-in default's when there is no config file). */
 async function configuredUrl(flags: ReplayFlags, io: CliIo): Promise<string> {
-  const loaded = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env }).catch((err: unknown) => {
+  const { server } = await loadServerSection({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env }).catch((err: unknown) => {
     if (!(err instanceof ConfigError)) throw err;
     throw new ExitError(`${err.message}\nreplay reads the config only for the gateway's address: pass --to URL instead.`, 1);
   });
-  const { server } = loaded.config;
   if (server.port === 0) throw new ExitError("server.port is 0, so the gateway's port is only known once serve starts: pass --to URL.", 1);
   return clientUrl(server);
 }
