@@ -42,6 +42,33 @@ describe('key names in the banner and in check', () => {
   });
 });
 
+describe('the banner at 80 columns', () => {
+  const rows = (banner: string) => banner.trimEnd().split('\n').reduce((n, line) => n + Math.max(1, Math.ceil(line.length / 80)), 0);
+  const url = 'http://127.0.0.1:43210';
+
+  it('the built-in default, its key generated, the inspector on and the port picked at start: at most 15 rows', () => {
+    const config = parseConfig({ server: { port: 0 }, providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, keyGroups: { local: { keys: ['mgw-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJK'] } } }, { env: {} });
+    const banner = formatBanner({
+      url,
+      config,
+      source: { filepath: undefined, description: 'built-in default (no config file found in /home/me/project)', generatedKey: 'mgw-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJK' },
+      chalk: plain,
+      version: '0.1.0',
+      inspectorUrl: `${url}/_inspector/?token=0Vqkag2I1k_tR68qZN6PvYWVZOBAsa2QFAzExTJKwiE`,
+    });
+    expect(rows(banner)).toBeLessThanOrEqual(15);
+    // The one command that starts a client names the key and the picked port.
+    expect(banner).toContain(`clients   MODEL_GATEWAY_KEY=mgw-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJK npx model-gateway claude --url ${url} (or codex, gemini)`);
+  });
+
+  it('a config file on its own port, its keys from the environment: at most 12 rows, no --url', () => {
+    const config = configWith(named(3));
+    const banner = formatBanner({ url: 'http://127.0.0.1:8787', config, source: { filepath: '/home/me/project/gateway.config.json', description: '/home/me/project/gateway.config.json' }, chalk: plain, version: '0.1.0', inspectorUrl: `${url}/_inspector/?token=0Vqkag2I1k_tR68qZN6PvYWVZOBAsa2QFAzExTJKwiE` });
+    expect(rows(banner)).toBeLessThanOrEqual(12);
+    expect(banner).toContain('clients   npx model-gateway claude (or codex, gemini)');
+  });
+});
+
 describe('the banner prints config text escaped', () => {
   it('names, URLs and descriptions with escape sequences, C1 and bidi controls', () => {
     const H = '\x1bc\x07\u009b2J\u202e';

@@ -1,25 +1,13 @@
 /**
- * The start-up banner: where the gateway listens, what it serves (secrets
- * masked), and ready-to-paste lines for Claude Code, Codex, the Gemini CLI and the two SDKs.
+ * The start-up banner, about a dozen lines at 80 columns: where the gateway listens, what it serves
+ * (secrets masked), and how to start a client on it. What each client needs in full is one command
+ * away (`model-gateway env <client>`).
  */
 import type { ChalkInstance } from 'chalk';
 import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
 import { printable } from '../log/terminal-text.js';
 import { providerKind } from '../providers/kinds.js';
-import {
-  anthropicEnv,
-  claudeCodeEnv,
-  claudeModelFor,
-  codexModelFor,
-  codexToml,
-  CODEX_ENV_KEY,
-  geminiCliEnv,
-  geminiCliSettings,
-  geminiModelFor,
-  inlineEnv,
-  openaiEnv,
-  type SnippetInput,
-} from './snippets.js';
+import { GATEWAY_KEY_VAR, shellQuote } from './snippets.js';
 
 export interface BannerInput {
   readonly url: string;
@@ -72,29 +60,20 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   lines.push(`${label('groups')}${groups.join(c.gray(' · ')) || c.yellow('none: every request will be refused')}`);
 
   if (inspectorUrl) {
-    lines.push(`${label('inspector')}${c.underline(inspectorUrl)} ${c.gray('(works once: it signs this browser in with a cookie)')}`);
+    lines.push(`${label('inspector')}${c.underline(inspectorUrl)} ${c.gray('(works once)')}`);
   }
 
-  const key = source.generatedKey ?? '<your-key>';
   if (source.generatedKey) {
     lines.push(`${label('key')}${c.bold.yellow(source.generatedKey)} ${c.gray('(generated for this run; set MODEL_GATEWAY_KEY to keep one)')}`);
   }
 
-  const claudeModel = claudeModelFor(config);
-  const snippet: SnippetInput = { url, key: { text: key }, claudeModel, codexModel: codexModelFor(config), geminiModel: geminiModelFor(config) };
-  // One line per client: only the variables it cannot do without (`model-gateway env` prints the full set).
-  const claudeVars = claudeCodeEnv(snippet).filter((e) => ['ANTHROPIC_BASE_URL', 'ANTHROPIC_AUTH_TOKEN', 'ANTHROPIC_MODEL'].includes(e.name));
-  const hint = (name: string, text: string) => `  ${c.cyan(name.padEnd(14))}${text}`;
-  lines.push('', `${c.bold('Point your clients at it:')} ${c.gray('(`npx model-gateway env <client>` prints these ready to paste)')}`);
-  lines.push(hint('Claude Code', `${inlineEnv(claudeVars)} claude`));
-  lines.push(hint('Codex', `${inlineEnv([{ name: CODEX_ENV_KEY, value: snippet.key }])} codex, with this in ~/.codex/config.toml:`));
-  for (const toml of codexToml(snippet).filter((l) => l !== '')) {
-    lines.push(`${' '.repeat(18)}${c.gray(toml)}`);
-  }
-  lines.push(hint('Gemini CLI', `${inlineEnv(geminiCliEnv(snippet))} gemini, with this in ~/.gemini/settings.json:`));
-  lines.push(`${' '.repeat(18)}${c.gray(geminiCliSettings().map((l) => l.trim()).join(' '))}`);
-  lines.push(hint('OpenAI SDK', inlineEnv(openaiEnv(snippet))));
-  lines.push(hint('Anthropic SDK', inlineEnv(anthropicEnv(snippet))));
-  lines.push('', c.gray('Ctrl-C stops it. Requests are logged below.'), '');
+  // The clients in a few lines: the one command that starts each, and where the rest is (`model-gateway env`).
+  const key = source.generatedKey !== undefined ? `${GATEWAY_KEY_VAR}=${shellQuote(source.generatedKey)} ` : '';
+  // A port picked at start is not in the config, where the launcher would look for it.
+  const at = config.server.port === 0 ? ` --url ${printable(url)}` : '';
+  lines.push(`${label('clients')}${key}npx model-gateway claude${at} ${c.gray('(or codex, gemini)')}`);
+  lines.push(`${' '.repeat(10)}npx model-gateway env <client> ${c.gray('prints the settings to paste')}`);
+  lines.push(`${' '.repeat(10)}${printable(url)}/v1 ${c.gray('for OpenAI SDKs,')} ${printable(url)} ${c.gray('for Anthropic and Google')}`);
+  lines.push(c.gray('Ctrl-C stops it. Requests are logged below.'), '');
   return `${lines.join('\n')}\n`;
 }

@@ -222,6 +222,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
       .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
       .option('-k, --key <key>', 'the gateway key the client uses (default: $MODEL_GATEWAY_KEY)')
       .option('-m, --model <model>', 'the model the client asks for (as npx model-gateway env --model)')
+      .option('--url <url>', 'use the gateway running at this URL (as its banner shows) rather than the configured address')
       .passThroughOptions()
       .allowUnknownOption()
       .addHelpText(

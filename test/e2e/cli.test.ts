@@ -79,9 +79,9 @@ describe('model-gateway serve (in-process)', () => {
     expect(banner).toContain(join(h.io.cwd, 'gateway.config.json'));
     expect(banner).toMatch(/groups\s+dev \(1 key: [0-9a-f]{8}; models \*\)/);
     expect(banner).toContain('ci (1 key: ci-bot; models gpt-test, local-*)');
-    expect(banner).toContain(`ANTHROPIC_BASE_URL=${url} ANTHROPIC_AUTH_TOKEN='<your-key>'`);
-    expect(banner).toContain(`base_url = "${url}/v1"`);
-    expect(banner).toContain(`OPENAI_BASE_URL=${url}/v1`);
+    expect(banner).toMatch(/^clients {3}npx model-gateway claude( --url http:\/\/127\.0\.0\.1:\d+)? \(or codex, gemini\)$/m);
+    expect(banner).toContain('npx model-gateway env <client> prints the settings to paste');
+    expect(banner).toContain(`${url}/v1 for OpenAI SDKs, ${url} for Anthropic and Google`);
     expect(banner).toContain('key …1234');
     expect(banner).not.toContain(PROVIDER_OPENAI_KEY);
     expect(banner).not.toMatch(/\x1b\[/);
@@ -104,7 +104,7 @@ describe('model-gateway serve (in-process)', () => {
     expect(key).toBeDefined();
     expect(h.stdout()).toContain('built-in default');
     expect(h.stdout()).toContain('echo (echo, built in)');
-    expect(h.stdout()).toContain(`ANTHROPIC_AUTH_TOKEN=${key}`);
+    expect(h.stdout()).toContain(`MODEL_GATEWAY_KEY=${key} npx model-gateway claude --url `);
     h.stop();
     expect(await exit).toBe(0);
   });

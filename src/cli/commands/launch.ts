@@ -40,6 +40,8 @@ export interface LaunchFlags {
   config?: string;
   key?: string;
   model?: string;
+  /** A running gateway to use (as its banner prints it), rather than the configured address or a background one. */
+  url?: string;
 }
 
 /** Where the gateway is, and whether a launcher started it. */
@@ -56,7 +58,7 @@ export async function launch(client: Launched, args: readonly string[], flags: L
   const key = keyFor(config, flags, io, files, builtIn);
 
   // The built-in default config takes the key its gateway is started with.
-  const gateway = await findOrStart(config, files, { configFile: loaded.source.filepath, env: { ...io.env, ...(builtIn ? { [GATEWAY_KEY_VAR]: key.value } : {}) } });
+  const gateway = flags.url !== undefined ? await given(flags.url) : await findOrStart(config, files, { configFile: loaded.source.filepath, env: { ...io.env, ...(builtIn ? { [GATEWAY_KEY_VAR]: key.value } : {}) } });
   if (builtIn && key.source !== 'given') {
     if (gateway.background === undefined) {
       throw new ExitError(`a gateway runs at ${printable(gateway.url)} on a key this command cannot know: set ${GATEWAY_KEY_VAR} to it (its banner showed it), or pass --key.`, 1);
@@ -103,6 +105,20 @@ function keyFor(config: Config, flags: LaunchFlags, io: CliIo, files: Background
   const kept = readKey(files);
   if (builtIn) return kept !== undefined ? { value: kept, source: 'kept' } : { value: generateKey(), source: 'new' };
   throw new ExitError(`no gateway key: pass --key, or set ${GATEWAY_KEY_VAR} to a key of the config's key groups.`, 1);
+}
+
+/** The gateway at `--url`, which must answer as one. */
+async function given(url: string): Promise<Gateway> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ExitError(`--url: "${printable(url)}" is not a URL (expected e.g. http://127.0.0.1:8787).`, 2);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ExitError(`--url: expected http:// or https://, got "${printable(url)}".`, 2);
+  const base = parsed.origin;
+  if ((await probeGateway(base)).kind !== 'gateway') throw new ExitError(`no model-gateway answers at ${printable(base)}.`, 1);
+  return { url: base, background: undefined };
 }
 
 async function findOrStart(config: Config, files: BackgroundFiles, start: Parameters<typeof startBackground>[1]): Promise<Gateway> {
