@@ -13,6 +13,7 @@ import { groupAllowsModel } from '../../auth/authorize.js';
 import { printable } from '../../log/terminal-text.js';
 import { findModel } from '../../routing/resolve-model.js';
 import type { CliIo } from '../io.js';
+import { gatewayUrlFlag } from '../url-flag.js';
 import {
   claudeModelFor,
   clientSnippet,
@@ -32,18 +33,6 @@ export interface EnvFlags {
   model?: string;
   config?: string;
   url?: string;
-}
-
-/** `--url` as clients need it: no trailing slash, no `/v1` (each snippet adds it where that client wants it). */
-function normaliseUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ExitError(`--url: "${url}" is not a URL (expected e.g. http://127.0.0.1:8787).`, 2);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ExitError(`--url: expected http:// or https://, got "${url}".`, 2);
-  return url.replace(/\/+$/, '').replace(/\/v1$/, '');
 }
 
 /**
@@ -87,7 +76,7 @@ export async function env(client: ClientName, flags: EnvFlags, io: CliIo): Promi
     }
   }
   let url: string;
-  if (flags.url !== undefined) url = normaliseUrl(flags.url);
+  if (flags.url !== undefined) url = gatewayUrlFlag(flags.url);
   else if (config!.server.port === 0) {
     throw new ExitError('server.port is 0, so the port is only known once serve starts: pass --url with the URL its banner shows.', 1);
   } else url = clientUrl(config!.server);

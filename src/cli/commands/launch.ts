@@ -31,6 +31,7 @@ import {
   writeKey,
 } from '../background.js';
 import type { CliIo } from '../io.js';
+import { gatewayUrlFlag } from '../url-flag.js';
 import { claudeCodeEnv, claudeModelFor, clientUrl, CODEX_ENV_KEY, codexModelFor, GATEWAY_KEY_VAR, geminiCliEnv, geminiModelFor, type EnvVar } from '../snippets.js';
 
 export const LAUNCHED = ['claude', 'codex', 'gemini'] as const;
@@ -109,14 +110,7 @@ function keyFor(config: Config, flags: LaunchFlags, io: CliIo, files: Background
 
 /** The gateway at `--url`, which must answer as one. */
 async function given(url: string): Promise<Gateway> {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new ExitError(`--url: "${printable(url)}" is not a URL (expected e.g. http://127.0.0.1:8787).`, 2);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ExitError(`--url: expected http:// or https://, got "${printable(url)}".`, 2);
-  const base = parsed.origin;
+  const base = gatewayUrlFlag(url);
   if ((await probeGateway(base)).kind !== 'gateway') throw new ExitError(`no model-gateway answers at ${printable(base)}.`, 1);
   return { url: base, background: undefined };
 }
