@@ -18,7 +18,7 @@ import { loadAssets, type PageAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { createPushHub, type PushOptions } from './push.js';
-import { createStore, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
+import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
 
 export const INSPECTOR_PREFIX = '/_inspector';
@@ -30,6 +30,11 @@ export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions
   readonly source?: string;
   /** How long after the last page went away exchanges are still captured whole (a reload reconnects). */
   readonly watchGraceMs?: number;
+  /**
+   * Keep the recent past while no page is open (`inspector.history`, default true): every request
+   * is captured and kept, so a page opened later shows it. False: only while a page is open.
+   */
+  readonly history?: boolean;
 }
 
 /** Long enough for a page reload or EventSource's reconnect (3 s) to keep capturing. */
@@ -41,10 +46,12 @@ export interface Inspector {
   /** Give to createGateway's `mounts`. */
   readonly mount: Mount;
   /**
-   * A page is open (or one left less than `watchGraceMs` ago): give to createGateway's
-   * `captureWhile`. Only requests that start while this holds are kept, and captured whole.
+   * A page is open (or one left less than `watchGraceMs` ago). Without history, give to createGateway's
+   * `captureWhile`: only requests that start while this holds are kept, and captured whole.
    */
   readonly watching: boolean;
+  /** Every request is kept and captured (`history`): give createGateway a fixed `captureLimit` instead. */
+  readonly history: boolean;
   /** A new one-time link to the page on the server at `baseUrl`. */
   link(baseUrl: string): string;
   /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
@@ -74,6 +81,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const auth = createAuth(options);
   const hub = createPushHub(options);
   const graceMs = options.watchGraceMs ?? DEFAULT_WATCH_GRACE_MS;
+  const history = options.history ?? true;
   let skipped: SkippedLines | undefined;
 
   const push = (entry: StoreEntry | undefined) => {
@@ -81,16 +89,25 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   };
 
   const watching = () => hub.watching || performance.now() - hub.lastLeftAt < graceMs;
-  const observer: RequestObserver = {
-    // With no page open nothing is kept, not even a row: records held alive make the garbage collector
-    // copy them on every collection, a price paid for nobody (docs/performance.md, "The inspector").
-    requestStarted(record) {
-      if (watching()) push(store.addLive(record));
-    },
-    requestEnded(record) {
-      push(store.endLive(record));
-    },
-  };
+  // With history, every request is kept, packed once it ends (packed.ts) so that holding a few hundred
+  // costs the garbage collector little. Without, nothing is kept while no page is open, not even a row.
+  const observer: RequestObserver = history
+    ? {
+        requestStarted(record) {
+          push(store.addLive(record));
+        },
+        requestEnded(record) {
+          push(store.endLive(record));
+        },
+      }
+    : {
+        requestStarted(record) {
+          if (watching()) push(store.addLive(record));
+        },
+        requestEnded(record) {
+          push(store.endLive(record));
+        },
+      };
 
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
     res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
@@ -114,7 +131,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const detail = (id: string): ExchangeDetail | undefined => {
     const entry = store.get(id);
     if (!entry) return undefined;
-    return { summary: summaryOf(entry), exchange: entry.kind === 'live' ? exchangeJson(entry.record) : entry.json };
+    return { summary: summaryOf(entry), exchange: entry.kind === 'recorded' ? entry.json : exchangeJson(recordOf(entry)) };
   };
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -185,6 +202,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     get watching() {
       return watching();
     },
+    history,
     close: () => hub.close(),
   };
 }

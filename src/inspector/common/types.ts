@@ -56,6 +56,8 @@ export interface ExchangeSummary {
   readonly aborted?: true;
   /** Some body was cut at the capture limit. */
   readonly truncated?: true;
+  /** The bodies were let go to make room for newer exchanges' (the facts stay). */
+  readonly bodiesDropped?: true;
 }
 
 /** GET /_inspector/api/exchanges */

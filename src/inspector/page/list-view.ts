@@ -68,7 +68,7 @@ export function listView(): { readonly el: HTMLElement; readonly dispose: () => 
     empty.textContent =
       rows.length === 0
         ? live
-          ? 'No requests since this page opened. Point a client at the gateway: each request appears here as it starts. (While no page is open the inspector keeps nothing; the terminal shows every request.)'
+          ? 'No requests yet. Point a client at the gateway: each request appears here as it starts, and the last ones stay here while no page is open (inspector.history).'
           : 'The recording holds no exchanges.'
         : shown.length === 0
           ? 'No exchange matches the filters.'

@@ -1,0 +1,144 @@
+/**
+ * An ended request as the inspector keeps it for its history: the record's facts, and each captured
+ * body as one buffer of the bytes that passed with the chunk boundaries and arrival times in two typed
+ * arrays. A streamed answer of fifty chunks is then three objects instead of a hundred, which is what
+ * keeps a few hundred exchanges cheap for the garbage collector to hold (docs/performance.md, "The
+ * inspector"). Unpacked into the captured form only when someone opens it.
+ */
+import type { CapturedBody, Exchange, TimedChunk, UpstreamAttempt } from '../log/exchange.js';
+import type { RequestRecord } from '../log/record.js';
+
+export interface PackedBody {
+  /** The body's bytes, chunks one after the other. */
+  readonly data: Buffer;
+  /** Where each chunk ends in `data`. */
+  readonly ends: Uint32Array;
+  /** When each chunk passed, ms since the request arrived. */
+  readonly times: Float64Array;
+  readonly truncated: boolean;
+  readonly parsedJson: boolean;
+}
+
+export interface PackedAttempt extends Omit<UpstreamAttempt, 'body' | 'response'> {
+  readonly body: PackedBody;
+  readonly response: PackedBody;
+}
+
+export interface PackedExchange {
+  readonly bytes: number;
+  readonly requestHeaders: Exchange['requestHeaders'];
+  readonly request: PackedBody;
+  readonly attempts: readonly PackedAttempt[];
+  readonly responseStatus: number | undefined;
+  readonly responseHeaders: Exchange['responseHeaders'] | undefined;
+  readonly response: PackedBody;
+  readonly responseIsUpstream: boolean | undefined;
+}
+
+/** A record's facts without its exchange, and the exchange packed (none when it was not captured). */
+export interface PackedRecord {
+  readonly facts: RequestRecord;
+  readonly exchange: PackedExchange | undefined;
+  /** Bytes of bodies held. */
+  readonly bytes: number;
+}
+
+const EMPTY = Buffer.alloc(0);
+const NO_ENDS = new Uint32Array(0);
+const NO_TIMES = new Float64Array(0);
+
+/**
+ * A buffer that owns all of its memory is kept as it is; a view into a larger one (a slice of Node's
+ * pool, or of a read buffer) is copied, so a small body does not pin the larger buffer it sits in.
+ */
+const owned = (b: Buffer) => (b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? b : Buffer.from(b));
+
+export function packBody(body: CapturedBody): PackedBody {
+  const n = body.chunks.length;
+  const parsedJson = body.parsedJson === true;
+  if (n === 0) return { data: EMPTY, ends: NO_ENDS, times: NO_TIMES, truncated: body.truncated, parsedJson };
+  const ends = new Uint32Array(n);
+  const times = new Float64Array(n);
+  let data: Buffer;
+  const first = body.chunks[0]!;
+  if (n === 1) {
+    data = typeof first.data === 'string' ? Buffer.from(first.data) : owned(first.data);
+    ends[0] = data.length;
+    times[0] = first.t;
+  } else {
+    const parts: Buffer[] = new Array<Buffer>(n);
+    let at = 0;
+    for (let i = 0; i < n; i++) {
+      const c = body.chunks[i]!;
+      const b = typeof c.data === 'string' ? Buffer.from(c.data) : c.data;
+      parts[i] = b;
+      at += b.length;
+      ends[i] = at;
+      times[i] = c.t;
+    }
+    data = Buffer.concat(parts, at);
+  }
+  return { data, ends, times, truncated: body.truncated, parsedJson };
+}
+
+export function unpackBody(p: PackedBody): CapturedBody {
+  const chunks: TimedChunk[] = [];
+  let from = 0;
+  for (let i = 0; i < p.ends.length; i++) {
+    const to = p.ends[i]!;
+    chunks.push({ t: p.times[i]!, data: p.data.subarray(from, to) });
+    from = to;
+  }
+  return { chunks, truncated: p.truncated, ...(p.parsedJson ? { parsedJson: true as const } : {}) };
+}
+
+export function packRecord(record: RequestRecord): PackedRecord {
+  // The copy leaves the captured exchange, with its chunk lists, to be collected with the request.
+  const facts: RequestRecord = { ...record, exchange: undefined };
+  const x = record.exchange;
+  if (!x) return { facts, exchange: undefined, bytes: 0 };
+  const request = packBody(x.request);
+  let bytes = request.data.length;
+  const attempts = x.attempts.map((a): PackedAttempt => {
+    const body = packBody(a.body);
+    const response = packBody(a.response);
+    bytes += body.data.length + response.data.length;
+    return { ...a, body, response };
+  });
+  const response = packBody(x.response);
+  bytes += response.data.length;
+  const exchange: PackedExchange = {
+    bytes,
+    requestHeaders: x.requestHeaders,
+    request,
+    attempts,
+    responseStatus: x.responseStatus,
+    responseHeaders: x.responseHeaders,
+    response,
+    responseIsUpstream: x.responseIsUpstream,
+  };
+  return { facts, exchange, bytes };
+}
+
+/** The record as it was when the request ended, for the summary and the JSON form. */
+export function unpackRecord(p: PackedRecord): RequestRecord {
+  const x = p.exchange;
+  if (!x) return p.facts;
+  const exchange: Exchange = {
+    limit: x.bytes,
+    bytes: x.bytes,
+    requestHeaders: x.requestHeaders,
+    request: unpackBody(x.request),
+    attempts: x.attempts.map((a) => ({ ...a, body: unpackBody(a.body), response: unpackBody(a.response) })),
+    ...(x.responseStatus !== undefined ? { responseStatus: x.responseStatus } : {}),
+    ...(x.responseHeaders !== undefined ? { responseHeaders: x.responseHeaders } : {}),
+    response: unpackBody(x.response),
+    ...(x.responseIsUpstream ? { responseIsUpstream: true } : {}),
+  };
+  return { ...p.facts, exchange };
+}
+
+/** The same facts without the bodies: what stays of an old exchange once memory is needed for newer ones. */
+export function withoutBodies(p: PackedRecord): PackedRecord {
+  return { facts: p.facts, exchange: undefined, bytes: 0 };
+}
