@@ -17,6 +17,7 @@ import type { Mount, RequestObserver } from '../pipeline/context.js';
 import { loadAssets, type PageAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
+import { conversationOf } from './conversation.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
@@ -131,7 +132,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const detail = (id: string): ExchangeDetail | undefined => {
     const entry = store.get(id);
     if (!entry) return undefined;
-    return { summary: summaryOf(entry), exchange: entry.kind === 'recorded' ? entry.json : exchangeJson(recordOf(entry)) };
+    const exchange = entry.kind === 'recorded' ? entry.json : exchangeJson(recordOf(entry));
+    const conversation = conversationOf(exchange);
+    return { summary: summaryOf(entry), exchange, ...(conversation ? { conversation } : {}) };
   };
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

@@ -11,10 +11,11 @@ import type { RequestRecord } from '../log/record.js';
 export interface PackedBody {
   /** The body's bytes, chunks one after the other. */
   readonly data: Buffer;
-  /** Where each chunk ends in `data`. */
-  readonly ends: Uint32Array;
-  /** When each chunk passed, ms since the request arrived. */
-  readonly times: Float64Array;
+  /** When its only chunk passed, ms since the request arrived (a body of one chunk, most request bodies). */
+  readonly t: number;
+  /** A body of several chunks: where each ends in `data`, and when each passed. */
+  readonly ends: Uint32Array | undefined;
+  readonly times: Float64Array | undefined;
   readonly truncated: boolean;
   readonly parsedJson: boolean;
 }
@@ -44,8 +45,10 @@ export interface PackedRecord {
 }
 
 const EMPTY = Buffer.alloc(0);
-const NO_ENDS = new Uint32Array(0);
-const NO_TIMES = new Float64Array(0);
+/** The empty bodies, shared: most exchanges have one (a passthrough's response to the client is its upstream answer). */
+const EMPTY_BODIES: readonly PackedBody[] = [false, true].flatMap((truncated) =>
+  [false, true].map((parsedJson) => ({ data: EMPTY, t: 0, ends: undefined, times: undefined, truncated, parsedJson })),
+);
 
 /**
  * A buffer that owns all of its memory is kept as it is; a view into a larger one (a slice of Node's
@@ -56,38 +59,38 @@ const owned = (b: Buffer) => (b.byteOffset === 0 && b.byteLength === b.buffer.by
 export function packBody(body: CapturedBody): PackedBody {
   const n = body.chunks.length;
   const parsedJson = body.parsedJson === true;
-  if (n === 0) return { data: EMPTY, ends: NO_ENDS, times: NO_TIMES, truncated: body.truncated, parsedJson };
-  const ends = new Uint32Array(n);
-  const times = new Float64Array(n);
-  let data: Buffer;
+  if (n === 0) return EMPTY_BODIES[(body.truncated ? 2 : 0) + (parsedJson ? 1 : 0)]!;
   const first = body.chunks[0]!;
   if (n === 1) {
-    data = typeof first.data === 'string' ? Buffer.from(first.data) : owned(first.data);
-    ends[0] = data.length;
-    times[0] = first.t;
-  } else {
-    const parts: Buffer[] = new Array<Buffer>(n);
-    let at = 0;
-    for (let i = 0; i < n; i++) {
-      const c = body.chunks[i]!;
-      const b = typeof c.data === 'string' ? Buffer.from(c.data) : c.data;
-      parts[i] = b;
-      at += b.length;
-      ends[i] = at;
-      times[i] = c.t;
-    }
-    data = Buffer.concat(parts, at);
+    const data = typeof first.data === 'string' ? Buffer.from(first.data) : owned(first.data);
+    return { data, t: first.t, ends: undefined, times: undefined, truncated: body.truncated, parsedJson };
   }
-  return { data, ends, times, truncated: body.truncated, parsedJson };
+  const ends = new Uint32Array(n);
+  const times = new Float64Array(n);
+  const parts: Buffer[] = new Array<Buffer>(n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const c = body.chunks[i]!;
+    const b = typeof c.data === 'string' ? Buffer.from(c.data) : c.data;
+    parts[i] = b;
+    at += b.length;
+    ends[i] = at;
+    times[i] = c.t;
+  }
+  return { data: Buffer.concat(parts, at), t: first.t, ends, times, truncated: body.truncated, parsedJson };
 }
 
 export function unpackBody(p: PackedBody): CapturedBody {
   const chunks: TimedChunk[] = [];
-  let from = 0;
-  for (let i = 0; i < p.ends.length; i++) {
-    const to = p.ends[i]!;
-    chunks.push({ t: p.times[i]!, data: p.data.subarray(from, to) });
-    from = to;
+  if (p.ends && p.times) {
+    let from = 0;
+    for (let i = 0; i < p.ends.length; i++) {
+      const to = p.ends[i]!;
+      chunks.push({ t: p.times[i]!, data: p.data.subarray(from, to) });
+      from = to;
+    }
+  } else if (p.data.length > 0) {
+    chunks.push({ t: p.t, data: p.data });
   }
   return { chunks, truncated: p.truncated, ...(p.parsedJson ? { parsedJson: true as const } : {}) };
 }

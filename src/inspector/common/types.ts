@@ -5,6 +5,7 @@
  */
 import type { ExchangeJson } from '../../log/exchange-json.js';
 import type { Protocol, Usage } from '../../protocols/types.js';
+import type * as Ir from '../../translate/ir.js';
 
 export type ClientKind = 'claude-code' | 'codex' | 'openai-sdk' | 'anthropic-sdk' | 'other';
 
@@ -86,6 +87,36 @@ export interface SkippedLines {
 export interface ExchangeDetail {
   readonly summary: ExchangeSummary;
   readonly exchange: ExchangeJson;
+  /** The exchange read as a conversation, for a create request whose request body was kept. */
+  readonly conversation?: Conversation;
+}
+
+/**
+ * A create request and the answer its caller got, in the intermediate form the codecs decode to
+ * (`translate/ir.ts`), so that one view shows every protocol.
+ */
+export interface Conversation {
+  /** The caller's protocol, which both were read in. */
+  readonly protocol: Protocol;
+  /** The system prompt's parts. */
+  readonly system: readonly string[];
+  readonly messages: readonly Ir.Message[];
+  /** The tools offered, by name. */
+  readonly tools: readonly string[];
+  readonly answer?: ConversationAnswer;
+  /** Why the request could not be read as a conversation. */
+  readonly unreadable?: string;
+}
+
+export interface ConversationAnswer {
+  readonly streamed: boolean;
+  /** A stream's events, folded into `content`. */
+  readonly events?: number;
+  readonly content: readonly Ir.AssistantPart[];
+  readonly stopReason?: Ir.StopReason;
+  readonly usage?: Ir.Usage;
+  /** An error answer, an error in the stream, or why the answer could not be read (wholly or past a point). */
+  readonly error?: string;
 }
 
 /** The store's use, sent with each pushed row so the page's figures stay current. */
