@@ -20,8 +20,22 @@ export interface PackedBody {
   readonly parsedJson: boolean;
 }
 
+/**
+ * An upstream request body that is the client's with a few bytes changed (a passthrough's model
+ * rename): the client's first `head` and last `tail` bytes with `mid` between them, rather than the
+ * same hundred kilobytes held twice.
+ */
+export interface PackedDelta {
+  readonly head: number;
+  readonly mid: Buffer;
+  readonly tail: number;
+  readonly t: number;
+  readonly truncated: boolean;
+  readonly parsedJson: boolean;
+}
+
 export interface PackedAttempt extends Omit<UpstreamAttempt, 'body' | 'response'> {
-  readonly body: PackedBody;
+  readonly body: PackedBody | PackedDelta;
   readonly response: PackedBody;
 }
 
@@ -95,6 +109,52 @@ export function unpackBody(p: PackedBody): CapturedBody {
   return { chunks, truncated: p.truncated, ...(p.parsedJson ? { parsedJson: true as const } : {}) };
 }
 
+/** Below this a body is kept whole: the comparison would cost more than it saves. */
+const DELTA_MIN_BYTES = 4096;
+/** More changed bytes than this: kept whole. */
+const DELTA_MAX_MID = 1024;
+const BLOCK = 4096;
+
+/** How many bytes `a` and `b` share at their start, compared a block at a time. */
+function sharedHead(a: Buffer, b: Buffer): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i + BLOCK <= n && a.compare(b, i, i + BLOCK, i, i + BLOCK) === 0) i += BLOCK;
+  while (i < n && a[i] === b[i]) i++;
+  return i;
+}
+
+/** How many bytes `a` and `b` share at their end, not counting the first `head`. */
+function sharedTail(a: Buffer, b: Buffer, head: number): number {
+  const n = Math.min(a.length, b.length) - head;
+  let k = 0;
+  while (k + BLOCK <= n && a.compare(b, b.length - k - BLOCK, b.length - k, a.length - k - BLOCK, a.length - k) === 0) k += BLOCK;
+  while (k < n && a[a.length - 1 - k] === b[b.length - 1 - k]) k++;
+  return k;
+}
+
+/** The upstream request body as a delta from the client's when they differ in a few bytes only. */
+function packAttemptBody(body: CapturedBody, client: PackedBody): PackedBody | PackedDelta {
+  const first = body.chunks[0];
+  if (body.chunks.length !== 1 || first === undefined || typeof first.data === 'string' || client.ends !== undefined) return packBody(body);
+  const a = client.data;
+  const b = first.data;
+  if (b.length < DELTA_MIN_BYTES || Math.abs(a.length - b.length) > DELTA_MAX_MID) return packBody(body);
+  const head = sharedHead(a, b);
+  const tail = sharedTail(a, b, head);
+  if (b.length - head - tail > DELTA_MAX_MID) return packBody(body);
+  return { head, mid: Buffer.from(b.subarray(head, b.length - tail)), tail, t: first.t, truncated: body.truncated, parsedJson: body.parsedJson === true };
+}
+
+function unpackAttemptBody(p: PackedBody | PackedDelta, client: PackedBody): CapturedBody {
+  if (!('head' in p)) return unpackBody(p);
+  const a = client.data;
+  const data = Buffer.concat([a.subarray(0, p.head), p.mid, a.subarray(a.length - p.tail)]);
+  return { chunks: [{ t: p.t, data }], truncated: p.truncated, ...(p.parsedJson ? { parsedJson: true as const } : {}) };
+}
+
+const packedBytes = (p: PackedBody | PackedDelta) => ('head' in p ? p.mid.length : p.data.length);
+
 export function packRecord(record: RequestRecord): PackedRecord {
   // The copy leaves the captured exchange, with its chunk lists, to be collected with the request.
   const facts: RequestRecord = { ...record, exchange: undefined };
@@ -103,9 +163,9 @@ export function packRecord(record: RequestRecord): PackedRecord {
   const request = packBody(x.request);
   let bytes = request.data.length;
   const attempts = x.attempts.map((a): PackedAttempt => {
-    const body = packBody(a.body);
+    const body = packAttemptBody(a.body, request);
     const response = packBody(a.response);
-    bytes += body.data.length + response.data.length;
+    bytes += packedBytes(body) + response.data.length;
     return { ...a, body, response };
   });
   const response = packBody(x.response);
@@ -132,7 +192,7 @@ export function unpackRecord(p: PackedRecord): RequestRecord {
     bytes: x.bytes,
     requestHeaders: x.requestHeaders,
     request: unpackBody(x.request),
-    attempts: x.attempts.map((a) => ({ ...a, body: unpackBody(a.body), response: unpackBody(a.response) })),
+    attempts: x.attempts.map((a) => ({ ...a, body: unpackAttemptBody(a.body, x.request), response: unpackBody(a.response) })),
     ...(x.responseStatus !== undefined ? { responseStatus: x.responseStatus } : {}),
     ...(x.responseHeaders !== undefined ? { responseHeaders: x.responseHeaders } : {}),
     response: unpackBody(x.response),
