@@ -15,7 +15,7 @@ type Facts = Pick<
   RequestRecord,
   | 'id' | 'method' | 'path' | 'keyGroup' | 'keyName' | 'keyId' | 'model' | 'provider' | 'credential' | 'upstreamModel' | 'protocol'
   | 'upstreamProtocol' | 'stream' | 'status' | 'durationMs' | 'ttfbMs' | 'usage' | 'warnings' | 'error' | 'aborted'
-  | 'agentId' | 'parentAgentId'
+  | 'agentId' | 'parentAgentId' | 'cost' | 'tries' | 'servedBy'
 >;
 
 const round = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms * 10) / 10);
@@ -49,6 +49,9 @@ function common(r: Facts, time: number, headers: HeaderBag, pending: boolean): E
     ...(durationMs !== undefined ? { durationMs } : {}),
     ...(ttfbMs !== undefined ? { ttfbMs } : {}),
     ...(r.usage ? { usage: r.usage } : {}),
+    ...(r.cost !== undefined ? { costUsd: r.cost.usd } : {}),
+    ...(r.tries !== undefined && r.tries.length > 0 ? { retries: r.tries.length } : {}),
+    ...(r.servedBy !== undefined ? { servedBy: r.servedBy } : {}),
     warnings: r.warnings ? new Set(r.warnings).size : 0,
     attempts: 0,
     ...(r.error !== undefined ? { error: r.error } : {}),

@@ -50,6 +50,14 @@ export interface ExchangeSummary {
   /** Time to the first token (text, tool or reasoning delta) sent to the client (streams). */
   readonly ttftMs?: number;
   readonly usage?: Usage;
+  /** What it cost in US dollars; null: the model has no known price. Absent: not priced (yet). */
+  readonly costUsd?: number | null;
+  /** Attempts that failed before the answer: retries on the same model, and fallbacks to others. */
+  readonly retries?: number;
+  /** The fallback model that served it, when not the one asked for. */
+  readonly servedBy?: string;
+  /** The start of the last user text, for the list (live exchanges whose request body was kept). */
+  readonly preview?: string;
   /** How many things translation dropped or approximated. */
   readonly warnings: number;
   readonly attempts: number;
