@@ -8,6 +8,7 @@
  *   GET /_inspector/api/exchanges         the list, newest first
  *   GET /_inspector/api/exchanges/:id     one exchange in full
  *   GET /_inspector/api/events            rows as they start and end (SSE)
+ *   GET /_inspector/api/search?q=…        ids of the exchanges whose bodies hold every word of q
  *
  * Everything but the token link answers 401 without the cookie.
  */
@@ -18,6 +19,7 @@ import { loadAssets, type PageAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { conversationOf } from './conversation.js';
+import { queryWords, searchBodies } from './search.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
@@ -156,6 +158,10 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     if (path.startsWith('/api/exchanges/')) {
       const found = detail(decodedOrRaw(path.slice('/api/exchanges/'.length)));
       return found ? sendJson(res, 200, found) : sendJson(res, 404, { error: 'No such exchange in memory (it may have been dropped to make room).' });
+    }
+    if (path === '/api/search') {
+      const q = new URL(req.url ?? '/', 'http://inspector.invalid').searchParams.get('q') ?? '';
+      return sendJson(res, 200, { ids: searchBodies(store.entries(), queryWords(q)) });
     }
     if (path === '/api/events') {
       if (mode === 'recording') return text(res, 404, 'A recording has no live events.\n');
