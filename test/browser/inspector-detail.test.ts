@@ -238,7 +238,19 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     await expect.poll(async () => (await row.locator('td').nth(2).textContent()) ?? '').toBe('3');
     const cells = await row.locator('td').allTextContents();
     // Input 5100 + 5250 + 5430 = 15780; read 5000: 32 %.
-    expect(cells.slice(1, 9)).toEqual(['Claude Code 2.1.330', '3', expect.stringMatching(/^\d\d:\d\d:\d\d$/), '15.8k', '5000', '10.6k', '180', '32% ⚠1']);
+    expect(cells.slice(1, 12)).toEqual([
+      'Claude Code 2.1.330',
+      '3',
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      '15.8k',
+      '21',
+      '5000',
+      '10.6k',
+      '180',
+      '32% ⚠1',
+      expect.stringMatching(/^\d+ms$/),
+      '—',
+    ]);
     expect(await row.locator('.bar').count()).toBe(3);
     expect(await row.locator('.bar.break').count()).toBe(1);
     expect(await row.locator('.bar').nth(2).getAttribute('class')).toContain('break');

@@ -148,9 +148,13 @@ function row(s: ExchangeSummary): HTMLElement {
     h(
       'td',
       { class: 'col-model', title: [s.model, s.provider ? `→ ${s.provider}/${s.upstreamModel ?? ''}` : '', s.preview ? `\n${s.preview}` : ''].join(' ') },
-      s.model ?? h('span', { class: 'muted' }, `${s.method} ${s.path}`),
-      s.servedBy ? h('span', { class: 'fallback', title: `${s.model ?? 'the model asked for'} failed; ${s.servedBy} answered` }, ` ⤷ fallback ${s.servedBy}`) : null,
-      s.provider ? h('span', { class: 'muted' }, ` → ${s.provider}/${s.upstreamModel ?? s.model ?? ''}`) : null,
+      h(
+        'span',
+        { class: 'model-route' },
+        s.model ?? h('span', { class: 'muted' }, `${s.method} ${s.path}`),
+        s.servedBy ? h('span', { class: 'fallback', title: `${s.model ?? 'the model asked for'} failed; ${s.servedBy} answered` }, ` ⤷ fallback ${s.servedBy}`) : null,
+        s.provider ? h('span', { class: 'muted' }, ` → ${s.provider}/${s.upstreamModel ?? s.model ?? ''}`) : null,
+      ),
       s.preview ? h('div', { class: 'preview muted' }, s.preview) : null,
       s.error && !s.pending ? h('div', { class: 'why' }, s.error) : null,
     ),
