@@ -4,6 +4,7 @@
  * server of its own for `model-gateway inspect FILE`).
  *
  *   GET /_inspector/?token=…              one-time link: sets the cookie, redirects to the page
+ *   POST /_inspector/sign-in              key=… of a group with `inspect: true` (when `signIn` is given): the same
  *   GET /_inspector/                      the page (inspector.js, inspector.css beside it)
  *   GET /_inspector/api/exchanges         the list, newest first
  *   GET /_inspector/api/exchanges/:id     one exchange in full
@@ -20,6 +21,7 @@ import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } f
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { conversationOf } from './conversation.js';
 import { queryWords, searchBodies } from './search.js';
+import { readSignIn, SIGN_IN_CSP, signInPage, wrongKeyThrottle } from './sign-in.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
@@ -33,6 +35,11 @@ export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions
   readonly source?: string;
   /** How long after the last page went away exchanges are still captured whole (a reload reconnects). */
   readonly watchGraceMs?: number;
+  /**
+   * Whether a gateway key may sign in (a key of a group with `inspect: true`). Absent: only the
+   * printed link signs in.
+   */
+  readonly signIn?: (key: string) => boolean;
   /**
    * Keep the recent past while no page is open (`inspector.history`, default true): every request
    * is captured and kept, so a page opened later shows it. False: only while a page is open.
@@ -76,7 +83,8 @@ const SECURITY_HEADERS = {
 
 const NOT_SIGNED_IN =
   'Open the inspector through the link model-gateway printed when it started (it carries a one-time token).\n' +
-  'Each link works once, and a session ends when unused for a while; restart the gateway for a new link.\n';
+  'Each link works once, and a session ends when unused for a while; restart the gateway for a new link,\n' +
+  'or sign in at /_inspector/ with a key of a key group that has inspect: true.\n';
 
 export function createInspector(options: InspectorOptions = {}): Inspector {
   const mode = options.mode ?? 'live';
@@ -172,11 +180,36 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     return text(res, 404, 'Not found.\n');
   }
 
+  const throttle = wrongKeyThrottle();
+  const signInPageFor = (res: ServerResponse, status: number, note?: string) =>
+    // `same-origin`, not `no-referrer`: under the latter a browser posts the form with `Origin: null`, which the host guard refuses.
+    send(res, status, 'text/html; charset=utf-8', signInPage(INSPECTOR_PREFIX, note), { 'content-security-policy': SIGN_IN_CSP, 'referrer-policy': 'same-origin' });
+  const signInWithKey = async (req: IncomingMessage, res: ServerResponse, check: (key: string) => boolean) => {
+    if (throttle.blocked()) return signInPageFor(res, 429, 'Too many wrong keys: try again in a minute.');
+    const key = await readSignIn(req);
+    if (key === undefined || !check(key)) {
+      throttle.failed();
+      return signInPageFor(res, 401, 'That key may not sign in to the inspector.');
+    }
+    // A session as the printed link gives one: a token issued and spent at once.
+    const session = auth.redeem(auth.issueToken())!;
+    const name = cookieName(req.socket.localPort);
+    return text(res, 303, 'Signed in.\n', { location: `${INSPECTOR_PREFIX}/`, 'set-cookie': sessionCookie(name, session, INSPECTOR_PREFIX) });
+  };
+
   const mount: Mount = {
     prefix: INSPECTOR_PREFIX,
     handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://inspector.invalid');
       const path = url.pathname.slice(INSPECTOR_PREFIX.length);
+      const check = options.signIn;
+      if (path === '/sign-in' && check) {
+        if (req.method !== 'POST') return text(res, 405, 'Sign in with a POST of the form.\n', { allow: 'POST' });
+        signInWithKey(req, res, check).catch(() => {
+          if (!res.headersSent) text(res, 400, 'Could not read the sign-in.\n');
+        });
+        return;
+      }
       const name = cookieName(req.socket.localPort);
       const signedIn = auth.isSession(readCookie(req.headers, name));
       const token = url.searchParams.get('token');
@@ -187,7 +220,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
         const cookie = session !== undefined ? { 'set-cookie': sessionCookie(name, session, INSPECTOR_PREFIX) } : {};
         return text(res, 303, 'Signed in.\n', { location: `${INSPECTOR_PREFIX}/`, ...cookie });
       }
-      if (!signedIn) return text(res, 401, NOT_SIGNED_IN);
+      if (!signedIn) return check && (path === '/' || path === '') ? signInPageFor(res, 401) : text(res, 401, NOT_SIGNED_IN);
       if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'The inspector only reads.\n', { allow: 'GET, HEAD' });
       if (path === '') return text(res, 308, 'Moved.\n', { location: `${INSPECTOR_PREFIX}/` });
       route(req, res, path).catch((err: unknown) => {

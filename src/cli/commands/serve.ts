@@ -9,6 +9,7 @@ import type { Config, InspectorConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
+import { mayInspect } from '../../inspector/sign-in.js';
 import { createGateway, DEFAULT_CAPTURE_LIMIT, type GatewayOptions } from '../../server/gateway.js';
 import { dataDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
@@ -68,7 +69,18 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   });
   // On unless --no-inspector. With `inspector.history` (the default) it captures and keeps every request;
   // without, only while a page is open (see captureWhile).
-  const inspector = flags.inspector === false ? undefined : createInspector(inspectorOptions(flags, config.inspector));
+  // A key may sign in to the inspector as the config being served says (read at each sign-in, so a reload counts).
+  let served: () => Config | undefined = () => undefined;
+  const inspector =
+    flags.inspector === false
+      ? undefined
+      : createInspector({
+          ...inspectorOptions(flags, config.inspector),
+          signIn: (key) => {
+            const current = served();
+            return current !== undefined && mayInspect(current, key);
+          },
+        });
   const secret = loadInstallSecret(dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() }));
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
@@ -80,6 +92,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     sealKey: secret.key,
     ...(inspector ? inspectorWiring(inspector) : {}),
   });
+
+  served = () => gateway.state.config;
 
   let url: string;
   try {
