@@ -75,9 +75,9 @@ export function totalsBy(rows: readonly ExchangeSummary[], keyOf: (r: ExchangeSu
   for (const r of rows) {
     const k = keyOf(r);
     if (k === undefined) continue;
-    let list = groups.get(k);
-    if (!list) groups.set(k, (list = []));
-    list.push(r);
+    const list = groups.get(k);
+    if (list) list.push(r);
+    else groups.set(k, [r]);
   }
   return [...groups].map(([k, list]): [string, Totals] => [k, totals(list)]).sort((a, b) => b[1].requests - a[1].requests || (a[0] < b[0] ? -1 : 1));
 }
