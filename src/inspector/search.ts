@@ -5,7 +5,8 @@
  * `inspector.memoryMiB`; the page asks at most once per pause in typing.
  */
 import type { CapturedBody } from '../log/exchange.js';
-import type { PackedBody, PackedDelta } from './packed.js';
+import type { Arena } from './arena.js';
+import { packedBytes, type PackedBody, type PackedDelta } from './packed.js';
 import type { StoreEntry } from './store.js';
 
 /** Longest query searched; longer ones are cut. */
@@ -24,7 +25,7 @@ export function queryWords(q: string): Buffer[] {
 
 const capturedHas = (body: CapturedBody, word: Buffer) =>
   body.chunks.some((c) => (typeof c.data === 'string' ? c.data.includes(word.toString()) : c.data.includes(word)));
-const packedHas = (body: PackedBody | PackedDelta, word: Buffer) => ('head' in body ? body.mid.includes(word) : body.data.includes(word));
+const packedHas = (body: PackedBody | PackedDelta, word: Buffer, arena: Arena) => packedBytes(body, arena)?.includes(word) === true;
 
 /** Whether one of the entry's bodies holds `word` (a word split across two chunks of a live stream is missed). */
 function entryHas(entry: StoreEntry, word: Buffer): boolean {
@@ -35,7 +36,11 @@ function entryHas(entry: StoreEntry, word: Buffer): boolean {
     }
     case 'kept': {
       const x = entry.packed.exchange;
-      return x !== undefined && (packedHas(x.request, word) || packedHas(x.response, word) || x.attempts.some((a) => packedHas(a.body, word) || packedHas(a.response, word)));
+      const { arena } = entry;
+      return (
+        x !== undefined &&
+        (packedHas(x.request, word, arena) || packedHas(x.response, word, arena) || x.attempts.some((a) => packedHas(a.body, word, arena) || packedHas(a.response, word, arena)))
+      );
     }
     case 'recorded':
       // A recording's bodies are parsed trees; the page's filter searches their rows' facts.

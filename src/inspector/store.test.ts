@@ -15,7 +15,7 @@ function record(bodyBytes = 0): RequestRecord {
     exchange.request.chunks.push({ t: 1, data: body });
     exchange.bytes = body.length;
   }
-  return { id: `req_${n}`, startedAt: 1_700_000_000_000 + n, start: 0, method: 'POST', path: '/v1/chat/completions', exchange };
+  return { id: `req_${n}`, startedAt: 1_700_000_000_000 + n, start: 0, method: 'POST', path: '/v1/chat/completions', userAgent: 'curl/8', exchange };
 }
 const ids = (store: ReturnType<typeof createStore>) => store.entries().map((e) => e.id);
 
@@ -34,8 +34,8 @@ describe('the inspector store', () => {
     expect(store.get(records[4]!.id)?.kind).toBe('kept');
   });
 
-  it('counts bodies when a request ends, and lets the oldest bodies go first to stay under the byte cap, keeping their rows', () => {
-    const store = createStore({ capacity: 100, maxBytes: 3 * ENTRY_OVERHEAD + 25_000 });
+  it('holds bodies in its arena, and lets the oldest go first to stay under the byte cap, keeping their rows', () => {
+    const store = createStore({ capacity: 100, maxBytes: 25_000 });
     const a = record(10_000);
     const b = record(10_000);
     const c = record(10_000);
@@ -49,42 +49,36 @@ describe('the inspector store', () => {
     store.addLive(c);
     store.endLive(c);
     expect(ids(store)).toEqual([c.id, b.id, a.id]);
-    expect(store.bytes).toBe(3 * ENTRY_OVERHEAD + 20_000);
+    expect(store.bytes).toBe(3 * ENTRY_OVERHEAD + 25_000);
     expect(store.evicted).toBe(0);
     const old = store.get(a.id)!;
     expect(summaryOf(old)).toMatchObject({ id: a.id, bodiesDropped: true, client: { label: 'curl/8' } });
     expect(old.kind === 'kept' && exchangeJson(recordOf(old)).request).toBeUndefined();
-    const kept = store.get(b.id)!;
+    const kept = store.get(c.id)!;
+    expect(summaryOf(kept).bodiesDropped).toBeUndefined();
     expect(kept.kind === 'kept' && exchangeJson(recordOf(kept)).request?.body.bytes).toBe(10_000);
+  });
+
+  it('says a row lost its bodies even when the row was built while it had them', () => {
+    const store = createStore({ capacity: 100, maxBytes: 15_000 });
+    const a = record(10_000);
+    store.addLive(a);
+    expect(summaryOf(store.endLive(a)!).bodiesDropped).toBeUndefined();
+    const b = record(10_000);
+    store.addLive(b);
+    store.endLive(b);
+    expect(summaryOf(store.get(a.id)!).bodiesDropped).toBe(true);
   });
 
   it('drops whole rows only when their overhead alone passes the cap', () => {
     const store = createStore({ capacity: 100, maxBytes: 2 * ENTRY_OVERHEAD + 100 });
-    const records = [record(50), record(50), record(50)];
+    const records = [record(), record(), record()];
     for (const r of records) {
       store.addLive(r);
       store.endLive(r);
     }
     expect(ids(store)).toEqual([records[2]!.id, records[1]!.id]);
     expect(store.evicted).toBe(1);
-  });
-
-  it('a request that ends after newer bodies were let go keeps only its row', () => {
-    const store = createStore({ capacity: 100, maxBytes: 3 * ENTRY_OVERHEAD + 15_000 });
-    const slow = record(10_000);
-    const b = record(10_000);
-    const c = record(10_000);
-    store.addLive(slow);
-    for (const r of [b, c]) {
-      store.addLive(r);
-      store.endLive(r);
-    }
-    // b's bodies went to make room for c's; the slow one, older, loses its own as it ends.
-    store.endLive(slow);
-    expect(summaryOf(store.get(slow.id)!).bodiesDropped).toBe(true);
-    expect(summaryOf(store.get(b.id)!).bodiesDropped).toBe(true);
-    expect(summaryOf(store.get(c.id)!).bodiesDropped).toBeUndefined();
-    expect(store.bytes).toBe(3 * ENTRY_OVERHEAD + 10_000);
   });
 
   it('packs an ended request: the JSON form is the same as from the record it was', () => {

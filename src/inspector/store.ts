@@ -2,12 +2,15 @@
  * The inspector's memory: the facts of the last `capacity` exchanges, oldest dropped first, and
  * their bodies while they fit in `maxBytes` (past it, the oldest lose their bodies first and keep
  * their row). A request in flight is held as the gateway's own `RequestRecord`; once it ends it is
- * packed (`packed.ts`): its facts, and each body as one buffer of the bytes that passed. Nothing is
- * parsed or serialised until someone opens it, and nothing is written to disk.
+ * packed (`packed.ts`): its facts, and its bodies copied into a ring of bytes (`arena.ts`) that
+ * writes over the oldest. A recording's exchanges are held as read, and lose their bodies oldest
+ * first the same way. Nothing is parsed or serialised until someone opens it, and nothing is
+ * written to disk.
  */
 import type { ExchangeJson } from '../log/exchange-json.js';
 import type { RequestRecord } from '../log/record.js';
-import { packRecord, unpackRecord, withoutBodies, type PackedRecord } from './packed.js';
+import { createArena, type Arena } from './arena.js';
+import { bodiesHeld, packRecord, unpackRecord, type PackedRecord } from './packed.js';
 import { summaryOfJson, summaryOfRecord } from './summary.js';
 import type { ExchangeSummary } from './common/types.js';
 
@@ -25,7 +28,7 @@ interface Slot {
 
 export type StoreEntry =
   | (Slot & { readonly kind: 'live'; readonly id: string; readonly record: RequestRecord; readonly ended: false })
-  | (Slot & { readonly kind: 'kept'; readonly id: string; packed: PackedRecord; readonly ended: true; bodiesDropped: boolean })
+  | (Slot & { readonly kind: 'kept'; readonly id: string; readonly packed: PackedRecord; readonly arena: Arena; readonly ended: true })
   | (Slot & { readonly kind: 'recorded'; readonly id: string; json: ExchangeJson; readonly ended: true; bodiesDropped: boolean });
 
 export interface StoreOptions {
@@ -53,19 +56,22 @@ export interface Store {
 
 /** The record an entry stands for (the bodies unpacked), for the JSON form. */
 export function recordOf(entry: StoreEntry & { readonly kind: 'live' | 'kept' }): RequestRecord {
-  return entry.kind === 'live' ? entry.record : unpackRecord(entry.packed);
+  return entry.kind === 'live' ? entry.record : unpackRecord(entry.packed, entry.arena);
 }
 
-/** The row for an entry; ended entries build it once. */
+/** The row for an entry; ended entries build it once (and say so again once their bodies are gone). */
 export function summaryOf(entry: StoreEntry): ExchangeSummary {
-  if (entry.summary) return entry.summary;
   switch (entry.kind) {
     case 'recorded':
-      entry.summary = withDropped(summaryOfJson(entry.json), entry.bodiesDropped);
+      entry.summary ??= withDropped(summaryOfJson(entry.json), entry.bodiesDropped);
       return entry.summary;
-    case 'kept':
-      entry.summary = withDropped(summaryOfRecord(unpackRecord(entry.packed), false), entry.bodiesDropped);
+    case 'kept': {
+      const held = bodiesHeld(entry.packed, entry.arena);
+      if (entry.summary && (held || entry.summary.bodiesDropped)) return entry.summary;
+      const base = entry.summary ?? summaryOfRecord(unpackRecord(entry.packed, entry.arena), false);
+      entry.summary = withDropped(base, !held);
       return entry.summary;
+    }
     case 'live':
       return summaryOfRecord(entry.record, true);
   }
@@ -84,6 +90,8 @@ export function createStore(options: StoreOptions = {}): Store {
   const maxBytes = Math.max(0, options.maxBytes ?? DEFAULT_MAX_BYTES);
   // A ring: `slots[seq % capacity]` for headSeq <= seq < nextSeq holds the entry that arrived seq-th.
   const slots: (StoreEntry | undefined)[] = new Array<StoreEntry | undefined>(capacity);
+  // Allocated slab by slab as bodies come: a store that only ever holds a recording allocates none.
+  const arena = createArena(maxBytes);
   const byId = new Map<string, StoreEntry>();
   /** For recorded ids seen more than once: the suffix to try next. */
   const repeats = new Map<string, number>();
@@ -106,12 +114,11 @@ export function createStore(options: StoreOptions = {}): Store {
     }
   };
 
-  /** Keeps an ended entry's row and lets its bodies go; the row is made first, while the bodies are there to read. */
+  /** Keeps a recorded entry's row and lets its bodies go; the row is made first, while the bodies are there to read. */
   const dropBodies = (entry: StoreEntry) => {
-    if (entry.kind === 'live' || entry.bodiesDropped) return;
+    if (entry.kind !== 'recorded' || entry.bodiesDropped) return;
     entry.summary = { ...summaryOf(entry), bodiesDropped: true };
-    if (entry.kind === 'kept') entry.packed = withoutBodies(entry.packed);
-    else entry.json = jsonFacts(entry.json);
+    entry.json = jsonFacts(entry.json);
     entry.bodiesDropped = true;
     bytes -= entry.bytes - ENTRY_OVERHEAD;
     entry.bytes = ENTRY_OVERHEAD;
@@ -144,7 +151,7 @@ export function createStore(options: StoreOptions = {}): Store {
     capacity,
     maxBytes,
     get bytes() {
-      return bytes;
+      return bytes + arena.used;
     },
     get evicted() {
       return evicted;
@@ -160,15 +167,11 @@ export function createStore(options: StoreOptions = {}): Store {
       if (count() === 0) return undefined;
       const live = byId.get(record.id);
       if (live?.kind !== 'live') return undefined;
-      const packed = packRecord(record);
-      const entry: StoreEntry = { kind: 'kept', id: live.id, seq: live.seq, packed, ended: true, bodiesDropped: false, bytes: ENTRY_OVERHEAD + packed.bytes };
+      // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
+      const entry: StoreEntry = { kind: 'kept', id: live.id, seq: live.seq, packed: packRecord(record, arena), arena, ended: true, bytes: ENTRY_OVERHEAD };
       slots[live.seq % capacity] = entry;
       byId.set(entry.id, entry);
-      bytes += entry.bytes - live.bytes;
-      // Ended after the bodies of newer ones were dropped: its own go too.
-      if (entry.seq < bareSeq) dropBodies(entry);
-      evictToFit();
-      return byId.get(record.id);
+      return entry;
     },
     addRecorded(json, size) {
       let id = json.id;
