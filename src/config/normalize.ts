@@ -45,7 +45,7 @@ export function normalizeConfig(written: ValidatedConfig): Config {
   // Host names match in any case: lowercased once here, the guard compares them as they are with each request's.
   const allowedHosts = written.server.allowedHosts.map((h) => h.toLowerCase());
   const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts };
-  return { server, providers, models, modelGlobs: globs, keyGroups, keys };
+  return { server, inspector: written.inspector, providers, models, modelGlobs: globs, keyGroups, keys };
 }
 
 function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {
@@ -120,6 +120,7 @@ function normalizeKeyGroup(name: string, g: WrittenKeyGroup): KeyGroupConfig {
     limits: withoutUndefined({ ...g.limits }),
     maxOutputTokens: g.maxOutputTokens,
     maxChoices: g.maxChoices,
+    inspect: g.inspect,
   };
 }
 

@@ -458,7 +458,15 @@ describe('parseConfig: defaults', () => {
       protocols: new Set(['responses', 'chat', 'messages', 'gemini']),
       features: new Set(['tools', 'images', 'streaming', 'reasoning']),
       limits: {},
+      inspect: false,
     });
+  });
+
+  it('applies the inspector defaults, and reads inspector.keep, inspector.memoryMiB and inspector.history', () => {
+    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: true });
+    const c = parseConfig({ providers: {}, models: {}, inspector: { keep: 20, memoryMiB: 4, history: false } }, { env: {} });
+    expect(c.inspector).toEqual({ keep: 20, memoryMiB: 4, history: false });
+    expect(() => parseConfig({ providers: {}, models: {}, inspector: { keep: 0 } }, { env: {} })).toThrow(/inspector\.keep/);
   });
 
   it('splits exact models from globs and orders globs most specific first', () => {

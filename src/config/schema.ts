@@ -157,6 +157,23 @@ const model = z
   })
   .describe('A model (or, for a glob key, a family of models) and where it is served.');
 
+const inspector = z
+  .strictObject({
+    keep: positiveInt().default(300).describe('Exchanges the inspector keeps in memory, newest first (default 300); `--inspector-keep` overrides it.'),
+    memoryMiB: positiveInt()
+      .default(64)
+      .describe(
+        'Memory the kept exchanges\' bodies may use, in MiB (default 64); past it the oldest lose their bodies first and keep their row. `--inspector-memory` overrides it.',
+      ),
+    history: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Keep the recent past while no inspector page is open, so a page opened later shows it (default true). False: exchanges are captured and kept only while a page is open.',
+      ),
+  })
+  .describe('The traffic inspector at /_inspector (off with `serve --no-inspector`).');
+
 const keyText = z
   .string()
   .min(1, 'key must not be empty')
@@ -210,6 +227,10 @@ const keyGroup = z
     maxChoices: positiveInt()
       .optional()
       .describe('Most choices (Chat Completions `n`) a request of this group may ask for; more is answered 403.'),
+    inspect: z
+      .boolean()
+      .default(false)
+      .describe('Keys of this group may sign in to the inspector page with their key (default false).'),
   })
   .describe('Client keys sharing one set of permissions.');
 
@@ -217,6 +238,7 @@ export const writtenConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of this JSON Schema, for editors.'),
     server: server.prefault({}),
+    inspector: inspector.prefault({}),
     providers: z.record(z.string(), provider).describe('Upstreams, by id.'),
     models: z
       .record(z.string(), model)

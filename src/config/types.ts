@@ -112,6 +112,17 @@ export interface KeyGroupConfig {
   readonly maxOutputTokens: number | undefined;
   /** Cap on Chat Completions' `n`; undefined: none. */
   readonly maxChoices: number | undefined;
+  /** Its keys may sign in to the inspector page. */
+  readonly inspect: boolean;
+}
+
+export interface InspectorConfig {
+  /** Exchanges kept in memory. */
+  readonly keep: number;
+  /** Memory their bodies may use, in MiB. */
+  readonly memoryMiB: number;
+  /** Kept while no page is open too. */
+  readonly history: boolean;
 }
 
 export interface GroupLimits {
@@ -150,6 +161,7 @@ export interface ServerConfig {
 
 export interface Config {
   readonly server: ServerConfig;
+  readonly inspector: InspectorConfig;
   readonly providers: ReadonlyMap<string, ProviderConfig>;
   /** Exact-name models, by name. */
   readonly models: ReadonlyMap<string, ModelConfig>;

@@ -12,6 +12,7 @@ import { startFakeUpstream, type FakeUpstream } from '../../test/helpers/fake-up
 import { call } from '../../test/helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../../test/helpers/start-gateway.js';
 import { createInspector, type Inspector } from './inspector.js';
+import { inspectorWiring } from '../cli/commands/serve.js';
 import { curlCommand } from './common/curl.js';
 import type { ExchangeDetail, ExchangeList, PushEvent } from './common/types.js';
 
@@ -151,13 +152,49 @@ describe('the data', () => {
   });
 });
 
-describe('capturing only while someone watches', () => {
+describe('history (inspector.history, the default): kept while nobody watches', () => {
+  let kept: Inspector;
+  let gw3: TestGateway;
+  beforeAll(async () => {
+    kept = createInspector({ capacity: 3 });
+    gw3 = await startGateway(testConfig(upstream.url), inspectorWiring(kept));
+  });
+  afterAll(async () => {
+    kept.close();
+    await gw3.close();
+  });
+
+  it('keeps the last exchanges whole with no page open, so a page opened later reads them', async () => {
+    expect(kept.watching).toBe(false);
+    for (const content of ['one', 'two', 'three', 'four']) {
+      const res = await call(`${gw3.url}/v1/chat/completions`, {
+        headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+      });
+      expect(res.status).toBe(200);
+    }
+    const signedIn = await call(kept.link(gw3.url), { method: 'GET' });
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const rows = ((await call(`${gw3.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList).exchanges;
+    expect(rows.map((r) => r.status)).toEqual([200, 200, 200]);
+    const bodies: unknown[] = [];
+    for (const r of rows) {
+      const d = (await call(`${gw3.url}/_inspector/api/exchanges/${r.id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
+      bodies.push(d.exchange.request?.body.json);
+      expect(d.exchange.attempts?.[0]?.body.json).toMatchObject({ model: 'gpt-upstream' });
+      expect(d.exchange.response?.body.json).toMatchObject({ object: 'chat.completion' });
+    }
+    expect(bodies).toEqual(['four', 'three', 'two'].map((content) => ({ model: 'gpt-test', messages: [{ role: 'user', content }] })));
+  });
+});
+
+describe('without history: capturing only while someone watches', () => {
   let watched: Inspector;
   let gw2: TestGateway;
   beforeAll(async () => {
-    watched = createInspector({ watchGraceMs: 2000 });
+    watched = createInspector({ watchGraceMs: 2000, history: false });
     // As serve wires it.
-    gw2 = await startGateway(testConfig(upstream.url), { captureWhile: () => watched.watching, observers: [watched.observer], mounts: [watched.mount] });
+    gw2 = await startGateway(testConfig(upstream.url), inspectorWiring(watched));
   });
   afterAll(async () => {
     watched.close();

@@ -4,10 +4,12 @@
  * server of its own for `model-gateway inspect FILE`).
  *
  *   GET /_inspector/?token=…              one-time link: sets the cookie, redirects to the page
+ *   POST /_inspector/sign-in              key=… of a group with `inspect: true` (when `signIn` is given): the same
  *   GET /_inspector/                      the page (inspector.js, inspector.css beside it)
  *   GET /_inspector/api/exchanges         the list, newest first
  *   GET /_inspector/api/exchanges/:id     one exchange in full
  *   GET /_inspector/api/events            rows as they start and end (SSE)
+ *   GET /_inspector/api/search?q=…        ids of the exchanges whose bodies hold every word of q
  *
  * Everything but the token link answers 401 without the cookie.
  */
@@ -17,8 +19,11 @@ import type { Mount, RequestObserver } from '../pipeline/context.js';
 import { loadAssets, type PageAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
+import { conversationOf } from './conversation.js';
+import { queryWords, searchBodies } from './search.js';
+import { readSignIn, SIGN_IN_CSP, signInPage, wrongKeyThrottle } from './sign-in.js';
 import { createPushHub, type PushOptions } from './push.js';
-import { createStore, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
+import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
 
 export const INSPECTOR_PREFIX = '/_inspector';
@@ -30,6 +35,16 @@ export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions
   readonly source?: string;
   /** How long after the last page went away exchanges are still captured whole (a reload reconnects). */
   readonly watchGraceMs?: number;
+  /**
+   * Whether a gateway key may sign in (a key of a group with `inspect: true`). Absent: only the
+   * printed link signs in.
+   */
+  readonly signIn?: (key: string) => boolean;
+  /**
+   * Keep the recent past while no page is open (`inspector.history`, default true): every request
+   * is captured and kept, so a page opened later shows it. False: only while a page is open.
+   */
+  readonly history?: boolean;
 }
 
 /** Long enough for a page reload or EventSource's reconnect (3 s) to keep capturing. */
@@ -41,10 +56,12 @@ export interface Inspector {
   /** Give to createGateway's `mounts`. */
   readonly mount: Mount;
   /**
-   * A page is open (or one left less than `watchGraceMs` ago): give to createGateway's
-   * `captureWhile`. Only requests that start while this holds are kept, and captured whole.
+   * A page is open (or one left less than `watchGraceMs` ago). Without history, give to createGateway's
+   * `captureWhile`: only requests that start while this holds are kept, and captured whole.
    */
   readonly watching: boolean;
+  /** Every request is kept and captured (`history`): give createGateway a fixed `captureLimit` instead. */
+  readonly history: boolean;
   /** A new one-time link to the page on the server at `baseUrl`. */
   link(baseUrl: string): string;
   /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
@@ -66,7 +83,8 @@ const SECURITY_HEADERS = {
 
 const NOT_SIGNED_IN =
   'Open the inspector through the link model-gateway printed when it started (it carries a one-time token).\n' +
-  'Each link works once, and a session ends when unused for a while; restart the gateway for a new link.\n';
+  'Each link works once, and a session ends when unused for a while; restart the gateway for a new link,\n' +
+  'or sign in at /_inspector/ with a key of a key group that has inspect: true.\n';
 
 export function createInspector(options: InspectorOptions = {}): Inspector {
   const mode = options.mode ?? 'live';
@@ -74,6 +92,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const auth = createAuth(options);
   const hub = createPushHub(options);
   const graceMs = options.watchGraceMs ?? DEFAULT_WATCH_GRACE_MS;
+  const history = options.history ?? true;
   let skipped: SkippedLines | undefined;
 
   const push = (entry: StoreEntry | undefined) => {
@@ -81,16 +100,25 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   };
 
   const watching = () => hub.watching || performance.now() - hub.lastLeftAt < graceMs;
-  const observer: RequestObserver = {
-    // With no page open nothing is kept, not even a row: records held alive make the garbage collector
-    // copy them on every collection, a price paid for nobody (docs/performance.md, "The inspector").
-    requestStarted(record) {
-      if (watching()) push(store.addLive(record));
-    },
-    requestEnded(record) {
-      push(store.endLive(record));
-    },
-  };
+  // With history, every request is kept, packed once it ends (packed.ts) so that holding a few hundred
+  // costs the garbage collector little. Without, nothing is kept while no page is open, not even a row.
+  const observer: RequestObserver = history
+    ? {
+        requestStarted(record) {
+          push(store.addLive(record));
+        },
+        requestEnded(record) {
+          push(store.endLive(record));
+        },
+      }
+    : {
+        requestStarted(record) {
+          if (watching()) push(store.addLive(record));
+        },
+        requestEnded(record) {
+          push(store.endLive(record));
+        },
+      };
 
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}) => {
     res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': type, 'content-length': String(Buffer.byteLength(body)), ...extra });
@@ -114,7 +142,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const detail = (id: string): ExchangeDetail | undefined => {
     const entry = store.get(id);
     if (!entry) return undefined;
-    return { summary: summaryOf(entry), exchange: entry.kind === 'live' ? exchangeJson(entry.record) : entry.json };
+    const exchange = entry.kind === 'recorded' ? entry.json : exchangeJson(recordOf(entry));
+    const conversation = conversationOf(exchange);
+    return { summary: summaryOf(entry), exchange, ...(conversation ? { conversation } : {}) };
   };
 
   async function route(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -137,6 +167,10 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
       const found = detail(decodedOrRaw(path.slice('/api/exchanges/'.length)));
       return found ? sendJson(res, 200, found) : sendJson(res, 404, { error: 'No such exchange in memory (it may have been dropped to make room).' });
     }
+    if (path === '/api/search') {
+      const q = new URL(req.url ?? '/', 'http://inspector.invalid').searchParams.get('q') ?? '';
+      return sendJson(res, 200, { ids: searchBodies(store.entries(), queryWords(q)) });
+    }
     if (path === '/api/events') {
       if (mode === 'recording') return text(res, 404, 'A recording has no live events.\n');
       // An open page keeps its session in use, and loses its stream when the session ends.
@@ -146,11 +180,36 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     return text(res, 404, 'Not found.\n');
   }
 
+  const throttle = wrongKeyThrottle();
+  const signInPageFor = (res: ServerResponse, status: number, note?: string) =>
+    // `same-origin`, not `no-referrer`: under the latter a browser posts the form with `Origin: null`, which the host guard refuses.
+    send(res, status, 'text/html; charset=utf-8', signInPage(INSPECTOR_PREFIX, note), { 'content-security-policy': SIGN_IN_CSP, 'referrer-policy': 'same-origin' });
+  const signInWithKey = async (req: IncomingMessage, res: ServerResponse, check: (key: string) => boolean) => {
+    if (throttle.blocked()) return signInPageFor(res, 429, 'Too many wrong keys: try again in a minute.');
+    const key = await readSignIn(req);
+    if (key === undefined || !check(key)) {
+      throttle.failed();
+      return signInPageFor(res, 401, 'That key may not sign in to the inspector.');
+    }
+    // A session as the printed link gives one: a token issued and spent at once.
+    const session = auth.redeem(auth.issueToken())!;
+    const name = cookieName(req.socket.localPort);
+    return text(res, 303, 'Signed in.\n', { location: `${INSPECTOR_PREFIX}/`, 'set-cookie': sessionCookie(name, session, INSPECTOR_PREFIX) });
+  };
+
   const mount: Mount = {
     prefix: INSPECTOR_PREFIX,
     handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://inspector.invalid');
       const path = url.pathname.slice(INSPECTOR_PREFIX.length);
+      const check = options.signIn;
+      if (path === '/sign-in' && check) {
+        if (req.method !== 'POST') return text(res, 405, 'Sign in with a POST of the form.\n', { allow: 'POST' });
+        signInWithKey(req, res, check).catch(() => {
+          if (!res.headersSent) text(res, 400, 'Could not read the sign-in.\n');
+        });
+        return;
+      }
       const name = cookieName(req.socket.localPort);
       const signedIn = auth.isSession(readCookie(req.headers, name));
       const token = url.searchParams.get('token');
@@ -161,7 +220,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
         const cookie = session !== undefined ? { 'set-cookie': sessionCookie(name, session, INSPECTOR_PREFIX) } : {};
         return text(res, 303, 'Signed in.\n', { location: `${INSPECTOR_PREFIX}/`, ...cookie });
       }
-      if (!signedIn) return text(res, 401, NOT_SIGNED_IN);
+      if (!signedIn) return check && (path === '/' || path === '') ? signInPageFor(res, 401) : text(res, 401, NOT_SIGNED_IN);
       if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'The inspector only reads.\n', { allow: 'GET, HEAD' });
       if (path === '') return text(res, 308, 'Moved.\n', { location: `${INSPECTOR_PREFIX}/` });
       route(req, res, path).catch((err: unknown) => {
@@ -185,6 +244,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     get watching() {
       return watching();
     },
+    history,
     close: () => hub.close(),
   };
 }

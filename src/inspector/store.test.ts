@@ -1,15 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import type { ExchangeJson } from '../log/exchange-json.js';
+import { exchangeJson } from '../log/exchange-json.js';
 import { newExchange } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
-import { createStore, ENTRY_OVERHEAD, summaryOf } from './store.js';
+import { createStore, ENTRY_OVERHEAD, recordOf, summaryOf } from './store.js';
 
 let n = 0;
+/** A request whose client body is `bodyBytes` of JSON, captured as the gateway captures it. */
 function record(bodyBytes = 0): RequestRecord {
   n++;
-  const exchange = newExchange({ 'user-agent': 'curl/8' }, 1 << 30);
-  exchange.bytes = bodyBytes;
-  return { id: `req_${n}`, startedAt: 1_700_000_000_000 + n, start: 0, method: 'POST', path: '/v1/chat/completions', exchange };
+  const exchange = newExchange({ 'user-agent': 'curl/8', 'content-type': 'application/json' }, 1 << 30);
+  if (bodyBytes > 0) {
+    const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, bodyBytes - 10)) }));
+    exchange.request.chunks.push({ t: 1, data: body });
+    exchange.bytes = body.length;
+  }
+  return { id: `req_${n}`, startedAt: 1_700_000_000_000 + n, start: 0, method: 'POST', path: '/v1/chat/completions', userAgent: 'curl/8', exchange };
 }
 const ids = (store: ReturnType<typeof createStore>) => store.entries().map((e) => e.id);
 
@@ -25,11 +31,11 @@ describe('the inspector store', () => {
     expect(store.size).toBe(3);
     expect(store.evicted).toBe(2);
     expect(store.get(records[0]!.id)).toBeUndefined();
-    expect(store.get(records[4]!.id)?.kind).toBe('live');
+    expect(store.get(records[4]!.id)?.kind).toBe('kept');
   });
 
-  it('counts bodies when a request ends, and drops the oldest to stay under the byte cap', () => {
-    const store = createStore({ capacity: 100, maxBytes: 3 * ENTRY_OVERHEAD + 25_000 });
+  it('holds bodies in its arena, and lets the oldest go first to stay under the byte cap, keeping their rows', () => {
+    const store = createStore({ capacity: 100, maxBytes: 25_000 });
     const a = record(10_000);
     const b = record(10_000);
     const c = record(10_000);
@@ -42,9 +48,49 @@ describe('the inspector store', () => {
     expect(store.bytes).toBe(2 * ENTRY_OVERHEAD + 20_000);
     store.addLive(c);
     store.endLive(c);
-    expect(ids(store)).toEqual([c.id, b.id]);
-    expect(store.bytes).toBe(2 * ENTRY_OVERHEAD + 20_000);
+    expect(ids(store)).toEqual([c.id, b.id, a.id]);
+    expect(store.bytes).toBe(3 * ENTRY_OVERHEAD + 25_000);
+    expect(store.evicted).toBe(0);
+    const old = store.get(a.id)!;
+    expect(summaryOf(old)).toMatchObject({ id: a.id, bodiesDropped: true, client: { label: 'curl/8' } });
+    expect(old.kind === 'kept' && exchangeJson(recordOf(old)).request).toBeUndefined();
+    const kept = store.get(c.id)!;
+    expect(summaryOf(kept).bodiesDropped).toBeUndefined();
+    expect(kept.kind === 'kept' && exchangeJson(recordOf(kept)).request?.body.bytes).toBe(10_000);
+  });
+
+  it('says a row lost its bodies even when the row was built while it had them', () => {
+    const store = createStore({ capacity: 100, maxBytes: 15_000 });
+    const a = record(10_000);
+    store.addLive(a);
+    expect(summaryOf(store.endLive(a)!).bodiesDropped).toBeUndefined();
+    const b = record(10_000);
+    store.addLive(b);
+    store.endLive(b);
+    expect(summaryOf(store.get(a.id)!).bodiesDropped).toBe(true);
+  });
+
+  it('drops whole rows only when their overhead alone passes the cap', () => {
+    const store = createStore({ capacity: 100, maxBytes: 2 * ENTRY_OVERHEAD + 100 });
+    const records = [record(), record(), record()];
+    for (const r of records) {
+      store.addLive(r);
+      store.endLive(r);
+    }
+    expect(ids(store)).toEqual([records[2]!.id, records[1]!.id]);
     expect(store.evicted).toBe(1);
+  });
+
+  it('packs an ended request: the JSON form is the same as from the record it was', () => {
+    const store = createStore();
+    const r = record(300);
+    r.exchange!.response.chunks.push({ t: 5, data: 'data: {"a":1}\n\n' }, { t: 7, data: Buffer.from('data: [DONE]\n\n') });
+    store.addLive(r);
+    const before = exchangeJson(r);
+    const entry = store.endLive(r)!;
+    expect(entry.kind).toBe('kept');
+    expect(entry.kind === 'kept' && entry.packed.facts.exchange).toBeUndefined();
+    expect(entry.kind === 'kept' && exchangeJson(recordOf(entry))).toEqual(before);
   });
 
   it('keeps the newest exchange even when it alone passes the cap', () => {
@@ -71,14 +117,14 @@ describe('the inspector store', () => {
     const entry = store.addLive(r);
     expect(summaryOf(entry).pending).toBe(true);
     r.status = 200;
-    store.endLive(r);
-    const done = summaryOf(entry);
+    const ended = store.endLive(r)!;
+    const done = summaryOf(ended);
     expect(done).toMatchObject({ id: r.id, status: 200, client: { label: 'curl/8' } });
     expect(done.pending).toBeUndefined();
-    expect(summaryOf(entry)).toBe(done);
+    expect(summaryOf(store.get(r.id)!)).toBe(done);
   });
 
-  it('holds the same record object, serialising nothing', () => {
+  it('holds the same record object while the request is in flight, serialising nothing', () => {
     const store = createStore();
     const r = record();
     store.addLive(r);

@@ -1,11 +1,16 @@
 /**
- * The inspector's memory: the last `capacity` exchanges, oldest dropped first, and
- * fewer when their bodies would pass `maxBytes`. Live entries keep the gateway's
- * own `RequestRecord` (with its captured exchange) as it is: nothing is copied or
- * serialised until someone opens it. Nothing is written to disk.
+ * The inspector's memory: the facts of the last `capacity` exchanges, oldest dropped first, and
+ * their bodies while they fit in `maxBytes` (past it, the oldest lose their bodies first and keep
+ * their row). A request in flight is held as the gateway's own `RequestRecord`; once it ends it is
+ * packed (`packed.ts`): its facts, and its bodies copied into a ring of bytes (`arena.ts`) that
+ * writes over the oldest. A recording's exchanges are held as read, and lose their bodies oldest
+ * first the same way. Nothing is parsed or serialised until someone opens it, and nothing is
+ * written to disk.
  */
 import type { ExchangeJson } from '../log/exchange-json.js';
 import type { RequestRecord } from '../log/record.js';
+import { createArena, type Arena } from './arena.js';
+import { bodiesHeld, packRecord, unpackRecord, type PackedRecord } from './packed.js';
 import { summaryOfJson, summaryOfRecord } from './summary.js';
 import type { ExchangeSummary } from './common/types.js';
 
@@ -14,9 +19,17 @@ export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 /** What an entry costs beyond its bodies (the record, headers, the summary), roughly. */
 export const ENTRY_OVERHEAD = 2048;
 
+interface Slot {
+  /** Its place in the order of arrival: the ring's position, and the bodies' eviction cursor. */
+  readonly seq: number;
+  bytes: number;
+  summary?: ExchangeSummary;
+}
+
 export type StoreEntry =
-  | { readonly kind: 'live'; readonly id: string; readonly record: RequestRecord; ended: boolean; bytes: number; summary?: ExchangeSummary }
-  | { readonly kind: 'recorded'; readonly id: string; readonly json: ExchangeJson; readonly ended: true; bytes: number; summary?: ExchangeSummary };
+  | (Slot & { readonly kind: 'live'; readonly id: string; readonly record: RequestRecord; readonly ended: false })
+  | (Slot & { readonly kind: 'kept'; readonly id: string; readonly packed: PackedRecord; readonly arena: Arena; readonly ended: true })
+  | (Slot & { readonly kind: 'recorded'; readonly id: string; json: ExchangeJson; readonly ended: true; bodiesDropped: boolean });
 
 export interface StoreOptions {
   readonly capacity?: number;
@@ -33,7 +46,7 @@ export interface Store {
   readonly size: number;
   /** A request has started: it is held from now on, its bytes counted when it ends. */
   addLive(record: RequestRecord): StoreEntry;
-  /** The request has ended: its bodies are complete; returns its entry unless it was already dropped. */
+  /** The request has ended: its entry is packed; returns it unless it was already dropped. */
   endLive(record: RequestRecord): StoreEntry | undefined;
   addRecorded(json: ExchangeJson, bytes: number): StoreEntry;
   get(id: string): StoreEntry | undefined;
@@ -41,50 +54,93 @@ export interface Store {
   entries(): StoreEntry[];
 }
 
-/** The row for an entry; ended entries build it once. */
+/** The record an entry stands for (the bodies unpacked), for the JSON form. */
+export function recordOf(entry: StoreEntry & { readonly kind: 'live' | 'kept' }): RequestRecord {
+  return entry.kind === 'live' ? entry.record : unpackRecord(entry.packed, entry.arena);
+}
+
+/** The row for an entry; ended entries build it once (and say so again once their bodies are gone). */
 export function summaryOf(entry: StoreEntry): ExchangeSummary {
-  if (entry.summary) return entry.summary;
-  if (entry.kind === 'recorded') {
-    entry.summary = summaryOfJson(entry.json);
-    return entry.summary;
+  switch (entry.kind) {
+    case 'recorded':
+      entry.summary ??= withDropped(summaryOfJson(entry.json), entry.bodiesDropped);
+      return entry.summary;
+    case 'kept': {
+      const held = bodiesHeld(entry.packed, entry.arena);
+      if (entry.summary && (held || entry.summary.bodiesDropped)) return entry.summary;
+      const base = entry.summary ?? summaryOfRecord(unpackRecord(entry.packed, entry.arena), false);
+      entry.summary = withDropped(base, !held);
+      return entry.summary;
+    }
+    case 'live':
+      return summaryOfRecord(entry.record, true);
   }
-  const summary = summaryOfRecord(entry.record, !entry.ended);
-  if (entry.ended) entry.summary = summary;
-  return summary;
+}
+
+const withDropped = (s: ExchangeSummary, dropped: boolean): ExchangeSummary => (dropped ? { ...s, bodiesDropped: true } : s);
+
+/** The facts of a recorded exchange, without its bodies. */
+function jsonFacts(json: ExchangeJson): ExchangeJson {
+  const { request: _request, attempts: _attempts, response: _response, ...facts } = json;
+  return facts;
 }
 
 export function createStore(options: StoreOptions = {}): Store {
   const capacity = Math.max(1, options.capacity ?? DEFAULT_CAPACITY);
   const maxBytes = Math.max(0, options.maxBytes ?? DEFAULT_MAX_BYTES);
-  // A ring: `slots[(head + i) % capacity]` for i < count is the i-th oldest entry.
+  // A ring: `slots[seq % capacity]` for headSeq <= seq < nextSeq holds the entry that arrived seq-th.
   const slots: (StoreEntry | undefined)[] = new Array<StoreEntry | undefined>(capacity);
+  // Allocated slab by slab as bodies come: a store that only ever holds a recording allocates none.
+  const arena = createArena(maxBytes);
   const byId = new Map<string, StoreEntry>();
   /** For recorded ids seen more than once: the suffix to try next. */
   const repeats = new Map<string, number>();
-  let head = 0;
-  let count = 0;
+  let headSeq = 0;
+  let nextSeq = 0;
+  /** Entries that arrived before this one have had their bodies dropped (or are still in flight). */
+  let bareSeq = 0;
   let bytes = 0;
   let evicted = 0;
 
+  const count = () => nextSeq - headSeq;
   const dropOldest = () => {
-    const old = slots[head];
-    slots[head] = undefined;
-    head = (head + 1) % capacity;
-    count--;
+    const old = slots[headSeq % capacity];
+    slots[headSeq % capacity] = undefined;
+    headSeq++;
     evicted++;
     if (old) {
       bytes -= old.bytes;
       byId.delete(old.id);
     }
   };
-  // The newest entry stays even when it alone passes the byte cap: capture already bounds it.
-  const evictToFit = () => {
-    while (count > 1 && bytes > maxBytes) dropOldest();
+
+  /** Keeps a recorded entry's row and lets its bodies go; the row is made first, while the bodies are there to read. */
+  const dropBodies = (entry: StoreEntry) => {
+    if (entry.kind !== 'recorded' || entry.bodiesDropped) return;
+    entry.summary = { ...summaryOf(entry), bodiesDropped: true };
+    entry.json = jsonFacts(entry.json);
+    entry.bodiesDropped = true;
+    bytes -= entry.bytes - ENTRY_OVERHEAD;
+    entry.bytes = ENTRY_OVERHEAD;
   };
-  const push = (entry: StoreEntry) => {
-    if (count === capacity) dropOldest();
-    slots[(head + count) % capacity] = entry;
-    count++;
+
+  // Bodies go first, oldest first; rows only when their overhead alone passes the cap. The newest
+  // entry keeps its bodies even when they alone pass the cap: capture already bounds them.
+  const evictToFit = () => {
+    if (bytes <= maxBytes) return;
+    bareSeq = Math.max(bareSeq, headSeq);
+    while (bytes > maxBytes && bareSeq < nextSeq - 1) {
+      const entry = slots[bareSeq % capacity];
+      if (entry) dropBodies(entry);
+      bareSeq++;
+    }
+    while (count() > 1 && bytes > maxBytes) dropOldest();
+  };
+  const push = (make: (seq: number) => StoreEntry) => {
+    if (count() === capacity) dropOldest();
+    const entry = make(nextSeq);
+    slots[nextSeq % capacity] = entry;
+    nextSeq++;
     byId.set(entry.id, entry);
     bytes += entry.bytes;
     evictToFit();
@@ -95,28 +151,27 @@ export function createStore(options: StoreOptions = {}): Store {
     capacity,
     maxBytes,
     get bytes() {
-      return bytes;
+      return bytes + arena.used;
     },
     get evicted() {
       return evicted;
     },
     get size() {
-      return count;
+      return count();
     },
     addLive(record) {
-      return push({ kind: 'live', id: record.id, record, ended: false, bytes: ENTRY_OVERHEAD });
+      return push((seq) => ({ kind: 'live', id: record.id, seq, record, ended: false, bytes: ENTRY_OVERHEAD }));
     },
     endLive(record) {
-      // Nothing kept (no page has been open): no lookup of an id that would have to be hashed first.
-      if (count === 0) return undefined;
-      const entry = byId.get(record.id);
-      if (entry?.kind !== 'live') return undefined;
-      entry.ended = true;
-      const size = ENTRY_OVERHEAD + (record.exchange?.bytes ?? 0);
-      bytes += size - entry.bytes;
-      entry.bytes = size;
-      evictToFit();
-      return byId.get(record.id);
+      // Nothing kept (no page has been open, and no history): no lookup of an id that would have to be hashed first.
+      if (count() === 0) return undefined;
+      const live = byId.get(record.id);
+      if (live?.kind !== 'live') return undefined;
+      // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
+      const entry: StoreEntry = { kind: 'kept', id: live.id, seq: live.seq, packed: packRecord(record, arena), arena, ended: true, bytes: ENTRY_OVERHEAD };
+      slots[live.seq % capacity] = entry;
+      byId.set(entry.id, entry);
+      return entry;
     },
     addRecorded(json, size) {
       let id = json.id;
@@ -126,13 +181,14 @@ export function createStore(options: StoreOptions = {}): Store {
         id = `${json.id}~${n}`;
         repeats.set(json.id, n + 1);
       }
-      return push({ kind: 'recorded', id, json: id === json.id ? json : { ...json, id }, ended: true, bytes: size });
+      const kept = id === json.id ? json : { ...json, id };
+      return push((seq) => ({ kind: 'recorded', id, seq, json: kept, ended: true, bodiesDropped: false, bytes: size }));
     },
     get: (id) => byId.get(id),
     entries() {
       const out: StoreEntry[] = [];
-      for (let i = count - 1; i >= 0; i--) {
-        const e = slots[(head + i) % capacity];
+      for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
+        const e = slots[seq % capacity];
         if (e) out.push(e);
       }
       return out;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PREVIEW_CHARS } from './common/preview.js';
 import { exchangeJson } from '../log/exchange-json.js';
 import { capture, emptyBody, newExchange } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
@@ -72,6 +73,7 @@ describe('summaryOfRecord', () => {
       usage: { inputTokens: 100, outputTokens: 2, cachedTokens: 80, cacheWriteTokens: 10 },
       warnings: 1,
       attempts: 1,
+      preview: `${'x'.repeat(PREVIEW_CHARS)}…`,
     });
   });
 

@@ -8,6 +8,7 @@ import type { CapturedBody, Exchange } from '../log/exchange.js';
 import type { RequestRecord } from '../log/record.js';
 import { recogniseClient, type HeaderBag } from './common/client.js';
 import { carriesToken } from './common/first-token.js';
+import { promptPreview } from './common/preview.js';
 import { sessionFromBody, sessionFromHeaders } from './common/session.js';
 import type { ExchangeSummary } from './common/types.js';
 
@@ -15,7 +16,7 @@ type Facts = Pick<
   RequestRecord,
   | 'id' | 'method' | 'path' | 'keyGroup' | 'keyName' | 'keyId' | 'model' | 'provider' | 'credential' | 'upstreamModel' | 'protocol'
   | 'upstreamProtocol' | 'stream' | 'status' | 'durationMs' | 'ttfbMs' | 'usage' | 'warnings' | 'error' | 'aborted'
-  | 'agentId' | 'parentAgentId'
+  | 'agentId' | 'parentAgentId' | 'cost' | 'tries' | 'servedBy'
 >;
 
 const round = (ms: number | undefined) => (ms === undefined ? undefined : Math.round(ms * 10) / 10);
@@ -49,6 +50,9 @@ function common(r: Facts, time: number, headers: HeaderBag, pending: boolean): E
     ...(durationMs !== undefined ? { durationMs } : {}),
     ...(ttfbMs !== undefined ? { ttfbMs } : {}),
     ...(r.usage ? { usage: r.usage } : {}),
+    ...(r.cost !== undefined ? { costUsd: r.cost.usd } : {}),
+    ...(r.tries !== undefined && r.tries.length > 0 ? { retries: r.tries.length } : {}),
+    ...(r.servedBy !== undefined ? { servedBy: r.servedBy } : {}),
     warnings: r.warnings ? new Set(r.warnings).size : 0,
     attempts: 0,
     ...(r.error !== undefined ? { error: r.error } : {}),
@@ -65,8 +69,10 @@ export function summaryOfRecord(r: RequestRecord, pending: boolean): ExchangeSum
   const sessionId = r.sessionId ?? sessionFromHeaders(x.requestHeaders) ?? promptCacheKey(x.request);
   const ttftMs = r.stream && !pending ? firstTokenMs(clientResponse(x)) : undefined;
   const truncated = x.request.truncated || x.response.truncated || x.attempts.some((a) => a.body.truncated || a.response.truncated);
+  const preview = pending ? undefined : previewOf(r.protocol, x.request);
   return {
     ...base,
+    ...(preview ? { preview } : {}),
     ...(sessionId ? { sessionId } : {}),
     ...(ttftMs !== undefined ? { ttftMs: round(ttftMs)! } : {}),
     attempts: x.attempts.length,
@@ -82,8 +88,10 @@ export function summaryOfJson(j: ExchangeJson): ExchangeSummary {
   const first = j.stream && events ? events.find((e) => carriesToken(typeof e.data === 'string' ? e.data : JSON.stringify(e.data))) : undefined;
   const bodies = [j.request?.body, j.response?.body, ...(j.attempts ?? []).flatMap((a) => [a.body, a.response])];
   const truncated = bodies.some((b) => b?.truncated);
+  const preview = promptPreview(j.protocol, j.request?.body.json);
   return {
     ...base,
+    ...(preview ? { preview } : {}),
     ...(sessionId ? { sessionId } : {}),
     ...(first ? { ttftMs: first.t } : {}),
     attempts: j.attempts?.length ?? 0,
@@ -102,6 +110,22 @@ const chunkText = (data: Buffer | string) => (typeof data === 'string' ? data : 
 export function firstTokenMs(body: CapturedBody): number | undefined {
   for (const c of body.chunks) if (carriesToken(chunkText(c.data))) return c.t;
   return undefined;
+}
+
+/** Bodies past this are not parsed for a preview: the list is built for hundreds of rows at once. */
+const PREVIEW_MAX_BYTES = 256 * 1024;
+
+/** The prompt preview of a captured request body, parsed once when its row is built. */
+function previewOf(protocol: RequestRecord['protocol'], body: CapturedBody): string | undefined {
+  let size = 0;
+  for (const c of body.chunks) size += c.data.length;
+  if (body.truncated || size === 0 || size > PREVIEW_MAX_BYTES) return undefined;
+  try {
+    const text = body.chunks.map((c) => (typeof c.data === 'string' ? c.data : c.data.toString('utf8'))).join('');
+    return promptPreview(protocol, JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 const CACHE_KEY = Buffer.from('"prompt_cache_key"');

@@ -6,7 +6,9 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { createInspector, type Inspector } from '#src/inspector/inspector.js';
+import { inspectorWiring } from '#src/cli/commands/serve.js';
+import type { WrittenConfig } from '#src/config/schema.js';
+import { createInspector, type Inspector, type InspectorOptions } from '#src/inspector/inspector.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startGateway, testConfig, type TestGateway } from '../helpers/start-gateway.js';
 
@@ -62,11 +64,11 @@ export interface InspectedGateway {
   close(): Promise<void>;
 }
 
-export async function startInspected(): Promise<InspectedGateway> {
+export async function startInspected(options: InspectorOptions = {}, extra: Partial<WrittenConfig> = {}): Promise<InspectedGateway> {
   const [browser, upstream] = await Promise.all([launchBrowser(), startFakeUpstream()]);
-  const inspector = createInspector();
-  // As serve wires it: bodies are captured while a page is open.
-  const gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] });
+  const inspector = createInspector(options);
+  // As serve wires it: with history, every request is captured; without, while a page is open.
+  const gw = await startGateway(testConfig(upstream.url, extra), inspectorWiring(inspector));
   return {
     browser,
     upstream,

@@ -10,7 +10,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Inspector } from '#src/inspector/inspector.js';
-import { messageFrames, messageJson } from '../helpers/canned.js';
+import { CANNED_TEXT, messageFrames, messageJson } from '../helpers/canned.js';
 import { sendJson, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, type TestGateway } from '../helpers/start-gateway.js';
@@ -66,8 +66,20 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     await row.waitFor();
     expect(await row.locator('.col-route').textContent()).toMatch(/^responses→messages/);
     await row.click();
-    await page.locator('.part-translation').waitFor();
+    // The conversation first: Codex's turn as Codex sent it, and the answer it got, assembled from the stream.
+    const conversation = page.locator('.part-conversation');
+    await conversation.waitFor();
     expect(page.url()).toMatch(/#\/x\/req_/);
+    expect(await conversation.locator('.msg-system').count()).toBeGreaterThan(0);
+    expect(await conversation.locator('.msg-user').count()).toBeGreaterThan(0);
+    await expect(conversation.locator('.msg-answer .msg-role').textContent()).resolves.toMatch(/streamed, \d+ events assembled/);
+    await expect(conversation.locator('.msg-answer .msg-body').textContent()).resolves.toContain(CANNED_TEXT);
+    expect(await page.locator('.part-translation').isHidden()).toBe(true);
+    await page.screenshot({ path: artifact('conversation-translated.png'), fullPage: true });
+    // The raw bodies and events, one click away.
+    await page.click('button[data-view="raw"]');
+    await page.locator('.part-translation').waitFor();
+    expect(await conversation.isHidden()).toBe(true);
 
     // Both requests, side by side: Codex's `input` and tools on the left, Anthropic's `messages` on the right.
     const client = page.locator('.part-client-request');
@@ -166,6 +178,7 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     });
     expect(res.status).toBe(200);
     await page.locator('tr.row:not(.pending)', { hasText: 'claude-test' }).first().click();
+    await page.click('button[data-view="raw"]');
     const tree = page.locator('.part-client-request .tree');
     const list = tree.locator('details[data-path="messages"]');
     await list.waitFor();
@@ -225,7 +238,19 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector detail and sessions in a
     await expect.poll(async () => (await row.locator('td').nth(2).textContent()) ?? '').toBe('3');
     const cells = await row.locator('td').allTextContents();
     // Input 5100 + 5250 + 5430 = 15780; read 5000: 32 %.
-    expect(cells.slice(1, 9)).toEqual(['Claude Code 2.1.330', '3', expect.stringMatching(/^\d\d:\d\d:\d\d$/), '15.8k', '5000', '10.6k', '180', '32% ⚠1']);
+    expect(cells.slice(1, 12)).toEqual([
+      'Claude Code 2.1.330',
+      '3',
+      expect.stringMatching(/^\d\d:\d\d:\d\d$/),
+      '15.8k',
+      '21',
+      '5000',
+      '10.6k',
+      '180',
+      '32% ⚠1',
+      expect.stringMatching(/^\d+ms$/),
+      '—',
+    ]);
     expect(await row.locator('.bar').count()).toBe(3);
     expect(await row.locator('.bar.break').count()).toBe(1);
     expect(await row.locator('.bar').nth(2).getAttribute('class')).toContain('break');

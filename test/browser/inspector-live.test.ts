@@ -97,8 +97,9 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector list in a browser'), () 
     await done.waitFor({ timeout: 5000 });
     expect(await done.locator('.col-status').textContent()).toBe('200');
     expect(await done.locator('.col-client').textContent()).toBe('Claude Code 2.1.330');
-    expect(await done.locator('.col-model').textContent()).toBe('claude-test → anthropic/claude-upstream');
-    expect(await done.locator('.col-route').textContent()).toBe('native');
+    expect(await done.locator('.col-model .model-route').textContent()).toBe('claude-test → anthropic/claude-upstream');
+    expect(await done.locator('.col-model .preview').textContent()).toBe('streamed slowly');
+    expect(await done.locator('.col-route').textContent()).toBe('messages');
     expect(await done.locator('.col-in').textContent()).toBe('17');
     expect(await done.locator('.col-cached').textContent()).toBe('5 +2w');
     expect(Number.parseFloat((await done.locator('.col-ttft').textContent()) ?? '')).toBeGreaterThan(0);
@@ -141,7 +142,7 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector list in a browser'), () 
     await page.selectOption('.filter-group', '');
 
     await page.selectOption('.filter-model', 'gpt-test');
-    await expect.poll(async () => new Set(await page.locator('tr.row .col-model').allTextContents())).toEqual(new Set(['gpt-test → openai/gpt-upstream']));
+    await expect.poll(async () => new Set(await page.locator('tr.row .col-model .model-route').allTextContents())).toEqual(new Set(['gpt-test → openai/gpt-upstream']));
     await page.selectOption('.filter-model', '');
 
     await page.fill('.filter-text', 'exploded');

@@ -19,4 +19,11 @@ describe("serve's inspector flags", () => {
   ])('%s', (_, flags, options) => {
     expect(inspectorOptions({ color: false, ...flags })).toEqual(options);
   });
+
+  it.each([
+    ['the config alone', {}, { capacity: 40, maxBytes: 2 * 1024 * 1024, history: false }],
+    ['--inspector-keep and --inspector-memory over the config', { inspectorKeep: 7, inspectorMemory: 3 }, { capacity: 7, maxBytes: 3 * 1024 * 1024, history: false }],
+  ])('inspector.keep, inspector.memoryMiB, inspector.history: %s', (_, flags, options) => {
+    expect(inspectorOptions({ color: false, ...flags }, { keep: 40, memoryMiB: 2, history: false })).toEqual(options);
+  });
 });

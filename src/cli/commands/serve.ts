@@ -5,11 +5,12 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
-import type { Config } from '../../config/types.js';
+import type { Config, InspectorConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
-import { createInspector, type InspectorOptions } from '../../inspector/inspector.js';
-import { createGateway } from '../../server/gateway.js';
+import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
+import { mayInspect } from '../../inspector/sign-in.js';
+import { createGateway, DEFAULT_CAPTURE_LIMIT, type GatewayOptions } from '../../server/gateway.js';
 import { dataDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
 import { printable } from '../../log/terminal-text.js';
@@ -69,11 +70,20 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
     ...(flags.logBodies === false ? { logBodies: false } : {}),
   });
-  // On unless --no-inspector. It keeps and captures exchanges only while a page is open (see captureWhile).
+  // On unless --no-inspector. With `inspector.history` (the default) it captures and keeps every request;
+  // without, only while a page is open (see captureWhile).
+  // A key may sign in to the inspector as the config being served says (read at each sign-in, so a reload counts).
+  let served: () => Config | undefined = () => undefined;
   const inspector =
     flags.inspector === false
       ? undefined
-      : createInspector(inspectorOptions(flags));
+      : createInspector({
+          ...inspectorOptions(flags, config.inspector),
+          signIn: (key) => {
+            const current = served();
+            return current !== undefined && mayInspect(current, key);
+          },
+        });
   const secret = loadInstallSecret(dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() }));
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
@@ -83,8 +93,10 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     logger,
     version: VERSION,
     sealKey: secret.key,
-    ...(inspector ? { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
+    ...(inspector ? inspectorWiring(inspector) : {}),
   });
+
+  served = () => gateway.state.config;
 
   let url: string;
   try {
@@ -125,11 +137,20 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   logger.info(chalk.gray('stopped'));
 }
 
-/** The inspector's settings from serve's flags, in the units the flags are given in (MiB, KiB, hours). */
-export function inspectorOptions(flags: ServeFlags): InspectorOptions {
+/** What createGateway is given for the inspector: a capture limit for every request with history, else capture while watched. */
+export function inspectorWiring(inspector: Inspector): Pick<GatewayOptions, 'captureLimit' | 'captureWhile' | 'observers' | 'mounts'> {
+  const capture = inspector.history ? { captureLimit: DEFAULT_CAPTURE_LIMIT } : { captureWhile: () => inspector.watching };
+  return { ...capture, observers: [inspector.observer], mounts: [inspector.mount] };
+}
+
+/** The inspector's settings from the config's `inspector` section and serve's flags (which win), in the units they are given in (MiB, KiB, hours). */
+export function inspectorOptions(flags: ServeFlags, settings?: InspectorConfig): InspectorOptions {
+  const keep = flags.inspectorKeep ?? settings?.keep;
+  const memoryMiB = flags.inspectorMemory ?? settings?.memoryMiB;
   return {
-    ...(flags.inspectorKeep !== undefined ? { capacity: flags.inspectorKeep } : {}),
-    ...(flags.inspectorMemory !== undefined ? { maxBytes: flags.inspectorMemory * 1024 * 1024 } : {}),
+    ...(keep !== undefined ? { capacity: keep } : {}),
+    ...(memoryMiB !== undefined ? { maxBytes: memoryMiB * 1024 * 1024 } : {}),
+    ...(settings !== undefined ? { history: settings.history } : {}),
     ...(flags.inspectorStreamBuffer !== undefined ? { maxBufferedBytes: flags.inspectorStreamBuffer * 1024 } : {}),
     ...(flags.inspectorSessionIdle !== undefined ? { sessionIdleMs: flags.inspectorSessionIdle * HOUR_MS } : {}),
     ...(flags.inspectorSessionMax !== undefined ? { sessionMaxMs: flags.inspectorSessionMax * HOUR_MS } : {}),

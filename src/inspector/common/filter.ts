@@ -50,19 +50,25 @@ function haystack(s: ExchangeSummary): string {
     s.protocol,
     s.upstreamProtocol,
     s.translated ? 'translated' : 'native',
+    s.servedBy,
+    s.retries ? 'retried' : undefined,
+    s.servedBy ? 'fallback' : undefined,
     s.error,
+    s.preview,
   ]
     .filter((v) => v !== undefined)
     .join(' ')
     .toLowerCase();
 }
 
-export function matches(s: ExchangeSummary, f: Filter): boolean {
+/** `bodyHits`: the exchanges whose bodies hold the text (the server's search), which match whatever their row says. */
+export function matches(s: ExchangeSummary, f: Filter, bodyHits?: ReadonlySet<string>): boolean {
   if (!statusMatches(s, f.status)) return false;
   if (f.model !== '' && s.model !== f.model) return false;
   if (f.group !== '' && s.keyGroup !== f.group) return false;
   const text = f.text.trim().toLowerCase();
   if (text === '') return true;
+  if (bodyHits?.has(s.id)) return true;
   const hay = haystack(s);
   // Every word must occur somewhere: "codex 500" finds Codex's failures.
   return text.split(/\s+/).every((w) => hay.includes(w));

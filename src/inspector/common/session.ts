@@ -59,6 +59,12 @@ export interface SessionStats {
   readonly models: readonly string[];
   readonly inputTokens: number;
   readonly outputTokens: number;
+  /** The requests' durations added up. */
+  readonly durationMs: number;
+  /** What the priced requests cost, in US dollars; undefined when none was priced. */
+  readonly costUsd?: number;
+  /** Requests whose model has no known price. */
+  readonly unpriced: number;
   readonly cacheRead: number;
   readonly cacheWrite: number;
   readonly uncached: number;
@@ -96,11 +102,17 @@ export function sessionStats(id: string, exchanges: readonly ExchangeSummary[]):
   const points: SessionPoint[] = [];
   const models = new Set<string>();
   let outputTokens = 0;
+  let durationMs = 0;
+  let costUsd: number | undefined;
+  let unpriced = 0;
   /** What each agent's previous request cached, by agent id ('' for the main agent). */
   const previousCached = new Map<string, number>();
   const agents = new Map<string, { id: string; parentAgentId?: string; requests: number }>();
   for (const s of sorted) {
     if (s.model) models.add(s.model);
+    durationMs += s.durationMs ?? 0;
+    if (s.costUsd === null) unpriced++;
+    else if (s.costUsd !== undefined) costUsd = (costUsd ?? 0) + s.costUsd;
     if (s.agentId !== undefined) {
       const agent = agents.get(s.agentId) ?? { id: s.agentId, ...(s.parentAgentId !== undefined ? { parentAgentId: s.parentAgentId } : {}), requests: 0 };
       agent.requests++;
@@ -142,6 +154,9 @@ export function sessionStats(id: string, exchanges: readonly ExchangeSummary[]):
     models: [...models],
     inputTokens,
     outputTokens,
+    durationMs,
+    ...(costUsd !== undefined ? { costUsd } : {}),
+    unpriced,
     cacheRead,
     cacheWrite: sum((p) => p.cacheWrite),
     uncached: sum((p) => p.uncached),

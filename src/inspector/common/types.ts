@@ -5,6 +5,7 @@
  */
 import type { ExchangeJson } from '../../log/exchange-json.js';
 import type { Protocol, Usage } from '../../protocols/types.js';
+import type * as Ir from '../../translate/ir.js';
 
 export type ClientKind = 'claude-code' | 'codex' | 'openai-sdk' | 'anthropic-sdk' | 'other';
 
@@ -49,6 +50,14 @@ export interface ExchangeSummary {
   /** Time to the first token (text, tool or reasoning delta) sent to the client (streams). */
   readonly ttftMs?: number;
   readonly usage?: Usage;
+  /** What it cost in US dollars; null: the model has no known price. Absent: not priced (yet). */
+  readonly costUsd?: number | null;
+  /** Attempts that failed before the answer: retries on the same model, and fallbacks to others. */
+  readonly retries?: number;
+  /** The fallback model that served it, when not the one asked for. */
+  readonly servedBy?: string;
+  /** The start of the last user text, for the list (live exchanges whose request body was kept). */
+  readonly preview?: string;
   /** How many things translation dropped or approximated. */
   readonly warnings: number;
   readonly attempts: number;
@@ -56,6 +65,8 @@ export interface ExchangeSummary {
   readonly aborted?: true;
   /** Some body was cut at the capture limit. */
   readonly truncated?: true;
+  /** The bodies were let go to make room for newer exchanges' (the facts stay). */
+  readonly bodiesDropped?: true;
 }
 
 /** GET /_inspector/api/exchanges */
@@ -84,6 +95,36 @@ export interface SkippedLines {
 export interface ExchangeDetail {
   readonly summary: ExchangeSummary;
   readonly exchange: ExchangeJson;
+  /** The exchange read as a conversation, for a create request whose request body was kept. */
+  readonly conversation?: Conversation;
+}
+
+/**
+ * A create request and the answer its caller got, in the intermediate form the codecs decode to
+ * (`translate/ir.ts`), so that one view shows every protocol.
+ */
+export interface Conversation {
+  /** The caller's protocol, which both were read in. */
+  readonly protocol: Protocol;
+  /** The system prompt's parts. */
+  readonly system: readonly string[];
+  readonly messages: readonly Ir.Message[];
+  /** The tools offered, by name. */
+  readonly tools: readonly string[];
+  readonly answer?: ConversationAnswer;
+  /** Why the request could not be read as a conversation. */
+  readonly unreadable?: string;
+}
+
+export interface ConversationAnswer {
+  readonly streamed: boolean;
+  /** A stream's events, folded into `content`. */
+  readonly events?: number;
+  readonly content: readonly Ir.AssistantPart[];
+  readonly stopReason?: Ir.StopReason;
+  readonly usage?: Ir.Usage;
+  /** An error answer, an error in the stream, or why the answer could not be read (wholly or past a point). */
+  readonly error?: string;
 }
 
 /** The store's use, sent with each pushed row so the page's figures stay current. */

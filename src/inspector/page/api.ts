@@ -28,6 +28,8 @@ async function getJson<T>(path: string): Promise<T> {
 export const fetchList = () => getJson<ExchangeList>('api/exchanges');
 export const fetchDetail = (id: string) => getJson<ExchangeDetail>(`api/exchanges/${encodeURIComponent(id)}`);
 
+export const searchBodies = (q: string) => getJson<{ ids: string[] }>(`api/search?q=${encodeURIComponent(q)}`);
+
 export type Connection = 'connecting' | 'live' | 'offline';
 
 /** Listens for pushed rows; the browser reconnects by itself after a drop, and says hello again. */

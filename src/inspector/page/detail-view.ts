@@ -16,6 +16,7 @@ import { bytes, dateTime, duration } from './format.js';
 import { statusBadge } from './list-view.js';
 import { state, subscribe } from './state.js';
 import { bodyView } from './timeline.js';
+import { conversationView } from './conversation-view.js';
 
 export function detailView(id: string): { readonly el: HTMLElement; readonly dispose: () => void } {
   const el = h('section', { class: 'view-detail' }, h('p', { class: 'muted' }, 'Loading…'));
@@ -53,23 +54,42 @@ export function detailView(id: string): { readonly el: HTMLElement; readonly dis
 
 const back = () => h('a', { href: '#/', class: 'back' }, '← Exchanges');
 
-function render({ summary: s, exchange: x }: ExchangeDetail): Child[] {
+/** The view last chosen, kept while the page is open: whoever reads raw bodies reads them for every exchange. */
+let showRaw = false;
+
+/** The conversation (the default) or the raw bodies and event timelines, one click apart. */
+function viewSwitch(conversation: HTMLElement, raw: HTMLElement): HTMLElement {
+  const tab = (label: string, name: string, raw_: boolean) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: `tab view-tab${showRaw === raw_ ? ' active' : ''}`,
+        'data-view': name,
+        onclick: (e) => {
+          showRaw = raw_;
+          for (const b of Array.from((e.currentTarget as HTMLElement).parentElement!.querySelectorAll('button'))) b.classList.toggle('active', b === e.currentTarget);
+          conversation.hidden = raw_;
+          raw.hidden = !raw_;
+        },
+      },
+      label,
+    );
+  conversation.hidden = showRaw;
+  raw.hidden = !showRaw;
+  return h('div', { class: 'view-switch' }, tab('Conversation', 'conversation', false), tab('Raw bodies and events', 'raw', true));
+}
+
+function render({ summary: s, exchange: x, conversation }: ExchangeDetail): Child[] {
   const attempts = x.attempts ?? [];
   const attemptArea = h('div', { class: 'attempt-area' });
   const showAttempt = (i: number) => replace(attemptArea, attemptParts(x, attempts, i));
   showAttempt(attempts.length - 1);
+  const raw = h('div', { class: 'raw-view' });
+  const conversationArea = conversation ? h('section', { class: 'part part-conversation', 'data-part': 'conversation' }, conversationView(conversation)) : null;
+  const bodiesNote = s.bodiesDropped ? h('p', { class: 'muted' }, 'The bodies of this exchange were let go to make room for newer ones (inspector.memoryMiB); its facts stay.') : null;
 
-  return [
-    h(
-      'div',
-      { class: 'detail-head' },
-      back(),
-      h('h2', null, `${x.method} ${x.path}`, ' ', statusBadge(s)),
-      h('span', { class: 'muted mono' }, x.id),
-      x.request ? curlButton(x) : null,
-    ),
-    facts(s, x),
-    problems(x, attempts),
+  const rawParts: Child[] = [
     attempts.length > 1
       ? h(
           'div',
@@ -104,6 +124,22 @@ function render({ summary: s, exchange: x }: ExchangeDetail): Child[] {
           ]
         : h('p', { class: 'muted' }, 'Not captured.'),
     ),
+  ];
+  for (const part of rawParts) if (part) raw.append(part as Node);
+  return [
+    h(
+      'div',
+      { class: 'detail-head' },
+      back(),
+      h('h2', null, `${x.method} ${x.path}`, ' ', statusBadge(s)),
+      h('span', { class: 'muted mono' }, x.id),
+      x.request ? curlButton(x) : null,
+    ),
+    facts(s, x),
+    problems(x, attempts),
+    bodiesNote,
+    conversationArea ? [viewSwitch(conversationArea, raw), conversationArea] : null,
+    raw,
   ];
 }
 
@@ -167,7 +203,9 @@ function attemptParts(x: ExchangeJson, attempts: readonly AttemptJson[], i: numb
           changeList(diff, tools, x.warnings ?? []),
         )
       : null,
-    h(
+    a && !translated && x.request
+      ? nativeRequest(x, a, marks?.client)
+      : h(
       'div',
       { class: 'pair' },
       section('Client request', 'client-request', x.request ? [headersBlock(x.request.headers), bodyView(x.request.body, marks?.client)] : h('p', { class: 'muted' }, 'Not captured.')),
@@ -196,6 +234,28 @@ function attemptParts(x: ExchangeJson, attempts: readonly AttemptJson[], i: numb
           bodyView(a.response),
         ])
       : null,
+  ];
+}
+
+/**
+ * A native exchange sends the client's body on with at most its model renamed: one request is shown,
+ * with the upstream's headers and body a click away rather than the same body twice.
+ */
+function nativeRequest(x: ExchangeJson, a: AttemptJson, marks: Parameters<typeof bodyView>[1]): Child[] {
+  const request = x.request!;
+  return [
+    section('Request', 'client-request', [
+      h('p', { class: 'muted' }, `Sent on to ${a.provider}/${a.upstreamModel} (${a.protocol}) at ${duration(a.t)}${a.upstreamModel !== x.model ? `, model renamed to ${a.upstreamModel}` : ''}.`),
+      headersBlock(request.headers),
+      bodyView(request.body, marks),
+    ]),
+    h(
+      'details',
+      { class: 'part part-upstream-request native-upstream', 'data-part': 'upstream-request' },
+      h('summary', null, 'The request as the provider received it'),
+      headersBlock(a.headers, 'the provider credential is added by the transport and never captured'),
+      bodyView(a.body),
+    ),
   ];
 }
 

@@ -30,6 +30,13 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
+/** Dollars: cents below a dollar keep two significant figures, so a cheap request does not read $0.00. */
+export function usd(n: number): string {
+  if (n === 0) return '$0';
+  if (n < 0.01) return `$${n.toPrecision(2)}`;
+  return `$${n.toFixed(2)}`;
+}
+
 export const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
 
 /** A one-line JSON preview, cut. */

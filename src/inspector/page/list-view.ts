@@ -5,7 +5,8 @@
 import { matches, type StatusFilter } from '../common/filter.js';
 import type { ExchangeSummary } from '../common/types.js';
 import { h, replace } from './dom.js';
-import { clock, dateTime, duration, statusClass, tokens } from './format.js';
+import { searchBodies } from './api.js';
+import { clock, dateTime, duration, statusClass, tokens, usd } from './format.js';
 import { changed, setPaused, sortedRows, state, subscribe } from './state.js';
 
 const STATUS_OPTIONS: readonly [StatusFilter, string][] = [
@@ -17,9 +18,14 @@ const STATUS_OPTIONS: readonly [StatusFilter, string][] = [
   ['pending', 'in flight'],
 ];
 
+/** How long typing must pause before the bodies are searched. */
+const SEARCH_PAUSE_MS = 300;
+/** The exchanges whose bodies hold the filter's text, as the server last said. */
+let bodyHits: ReadonlySet<string> | undefined;
+
 export function listView(): { readonly el: HTMLElement; readonly dispose: () => void } {
   const f = state.filter;
-  const text = h('input', { type: 'search', class: 'filter-text', placeholder: 'Filter: words in model, client, key, path, error, session…', value: f.text, 'aria-label': 'Filter text' });
+  const text = h('input', { type: 'search', class: 'filter-text', placeholder: 'Filter: words in model, client, key, error, session, prompt, bodies…', value: f.text, 'aria-label': 'Filter text' });
   const status = h('select', { class: 'filter-status', 'aria-label': 'Status' }, STATUS_OPTIONS.map(([v, label]) => h('option', { value: v, selected: v === f.status }, label)));
   const model = h('select', { class: 'filter-model', 'aria-label': 'Model' });
   const group = h('select', { class: 'filter-group', 'aria-label': 'Key group' });
@@ -28,8 +34,33 @@ export function listView(): { readonly el: HTMLElement; readonly dispose: () => 
   const body = h('tbody');
   const empty = h('p', { class: 'empty muted' });
 
+  // Bodies are searched on the server once typing pauses, not per keystroke; rows match on their facts meanwhile.
+  let searchTimer: ReturnType<typeof setTimeout> | undefined;
+  let asked = '';
+  const searchSoon = () => {
+    clearTimeout(searchTimer);
+    const q = text.value.trim();
+    if (q.length < 3) {
+      bodyHits = undefined;
+      return;
+    }
+    searchTimer = setTimeout(() => {
+      asked = q;
+      searchBodies(q).then(
+        (r) => {
+          if (asked !== q || text.value.trim() !== q) return;
+          bodyHits = new Set(r.ids);
+          changed();
+        },
+        () => {
+          bodyHits = undefined;
+        },
+      );
+    }, SEARCH_PAUSE_MS);
+  };
   const update = () => {
     state.filter = { text: text.value, status: status.value as StatusFilter, model: model.value, group: group.value };
+    searchSoon();
     changed();
   };
   text.addEventListener('input', update);
@@ -45,8 +76,8 @@ export function listView(): { readonly el: HTMLElement; readonly dispose: () => 
       h(
         'tr',
         null,
-        ['Time', 'Client', 'Key', 'Model', 'Route', 'Status', 'Duration', 'TTFT', 'In', 'Out', 'Cached'].map((c) =>
-          h('th', { class: `col-${c.toLowerCase()}` }, c),
+        [['Time', 'time'], ['Client', 'client'], ['Key', 'key'], ['Model and prompt', 'model'], ['Protocol', 'route'], ['Status', 'status'], ['Duration', 'duration'], ['TTFT', 'ttft'], ['In', 'in'], ['Out', 'out'], ['Cached', 'cached'], ['Cost', 'cost']].map(([c, name]) =>
+          h('th', { class: `col-${name}` }, c),
         ),
       ),
     ),
@@ -57,7 +88,7 @@ export function listView(): { readonly el: HTMLElement; readonly dispose: () => 
     const rows = sortedRows();
     fillOptions(model, 'any model', rows.map((r) => r.model), state.filter.model);
     fillOptions(group, 'any group', rows.map((r) => r.keyGroup), state.filter.group);
-    const shown = rows.filter((r) => matches(r, state.filter));
+    const shown = rows.filter((r) => matches(r, state.filter, bodyHits));
     replace(body, shown.map(row));
     const live = state.connection !== 'recording';
     pause.hidden = !live;
@@ -68,7 +99,7 @@ export function listView(): { readonly el: HTMLElement; readonly dispose: () => 
     empty.textContent =
       rows.length === 0
         ? live
-          ? 'No requests since this page opened. Point a client at the gateway: each request appears here as it starts. (While no page is open the inspector keeps nothing; the terminal shows every request.)'
+          ? 'No requests yet. Point a client at the gateway: each request appears here as it starts, and the last ones stay here while no page is open (inspector.history).'
           : 'The recording holds no exchanges.'
         : shown.length === 0
           ? 'No exchange matches the filters.'
@@ -99,7 +130,7 @@ function fillOptions(select: HTMLSelectElement, anyLabel: string, values: readon
 
 function row(s: ExchangeSummary): HTMLElement {
   const href = `#/x/${encodeURIComponent(s.id)}`;
-  const route = s.translated ? `${s.protocol}→${s.upstreamProtocol}` : s.protocol ? 'native' : '';
+  const route = s.translated ? `${s.protocol}→${s.upstreamProtocol}` : (s.protocol ?? '');
   const u = s.usage;
   return h(
     'tr',
@@ -116,9 +147,16 @@ function row(s: ExchangeSummary): HTMLElement {
     h('td', { class: 'col-key' }, s.keyGroup ? `${s.keyGroup}:${s.keyName ?? '?'}` : ''),
     h(
       'td',
-      { class: 'col-model' },
-      s.model ?? h('span', { class: 'muted' }, `${s.method} ${s.path}`),
-      s.provider ? h('span', { class: 'muted' }, ` → ${s.provider}/${s.upstreamModel ?? s.model ?? ''}`) : null,
+      { class: 'col-model', title: [s.model, s.provider ? `→ ${s.provider}/${s.upstreamModel ?? ''}` : '', s.preview ? `\n${s.preview}` : ''].join(' ') },
+      h(
+        'span',
+        { class: 'model-route' },
+        s.model ?? h('span', { class: 'muted' }, `${s.method} ${s.path}`),
+        s.servedBy ? h('span', { class: 'fallback', title: `${s.model ?? 'the model asked for'} failed; ${s.servedBy} answered` }, ` ⤷ fallback ${s.servedBy}`) : null,
+        s.provider ? h('span', { class: 'muted' }, ` → ${s.provider}/${s.upstreamModel ?? s.model ?? ''}`) : null,
+      ),
+      s.preview ? h('div', { class: 'preview muted' }, s.preview) : null,
+      s.error && !s.pending ? h('div', { class: 'why' }, s.error) : null,
     ),
     h(
       'td',
@@ -126,7 +164,12 @@ function row(s: ExchangeSummary): HTMLElement {
       route,
       s.warnings > 0 ? h('span', { class: 'warn-count', title: `${s.warnings} dropped or approximated` }, ` ⚠${s.warnings}`) : null,
     ),
-    h('td', { class: 'col-status' }, statusBadge(s)),
+    h(
+      'td',
+      { class: 'col-status' },
+      statusBadge(s),
+      s.retries ? h('span', { class: 'retries', title: `${s.retries} attempt${s.retries === 1 ? '' : 's'} failed before the answer (retries and fallbacks)` }, ` ↻${s.retries}`) : null,
+    ),
     h('td', { class: 'col-duration num' }, duration(s.durationMs)),
     h('td', { class: 'col-ttft num', title: s.ttfbMs !== undefined ? `first byte ${duration(s.ttfbMs)}` : '' }, duration(s.ttftMs)),
     h('td', { class: 'col-in num', title: u?.inputTokens !== undefined ? String(u.inputTokens) : '' }, tokens(u?.inputTokens)),
@@ -137,6 +180,7 @@ function row(s: ExchangeSummary): HTMLElement {
       tokens(u?.cachedTokens),
       u?.cacheWriteTokens ? h('span', { class: 'muted' }, ` +${tokens(u.cacheWriteTokens)}w`) : null,
     ),
+    h('td', { class: 'col-cost num', title: s.costUsd === null ? 'no known price for this model' : '' }, s.costUsd === undefined ? '' : s.costUsd === null ? '—' : usd(s.costUsd)),
   );
 }
 

@@ -1,6 +1,6 @@
 /**
- * The inspector page: a header, and one of three views chosen by the URL hash
- * (`#/` the list, `#/x/<id>` one exchange, `#/sessions`). The list loads once and is
+ * The inspector page: a header, and one of four views chosen by the URL hash
+ * (`#/` the list, `#/x/<id>` one exchange, `#/sessions`, `#/stats`). The list loads once and is
  * kept current by pushed rows; a recording has no pushes.
  */
 import './style.css';
@@ -10,6 +10,7 @@ import { h, replace } from './dom.js';
 import { bytes } from './format.js';
 import { listView } from './list-view.js';
 import { sessionsView } from './sessions-view.js';
+import { statsView } from './stats-view.js';
 import { loadList, receive, state, subscribe, changed } from './state.js';
 
 interface View {
@@ -22,15 +23,17 @@ const status = h('span', { class: 'conn' });
 const memory = h('span', { class: 'memory muted' });
 const tabList = h('a', { href: '#/', class: 'tab', 'data-tab': 'list' }, 'Exchanges');
 const tabSessions = h('a', { href: '#/sessions', class: 'tab', 'data-tab': 'sessions' }, 'Sessions');
+const tabStats = h('a', { href: '#/stats', class: 'tab', 'data-tab': 'stats' }, 'Stats');
 let current: View | undefined;
 
 function route(): void {
   current?.dispose();
   const hash = location.hash;
   const detail = /^#\/x\/(.+)$/.exec(hash);
-  current = detail?.[1] ? detailView(decodeURIComponent(detail[1])) : hash === '#/sessions' ? sessionsView() : listView();
-  tabList.classList.toggle('active', !detail && hash !== '#/sessions');
+  current = detail?.[1] ? detailView(decodeURIComponent(detail[1])) : hash === '#/sessions' ? sessionsView() : hash === '#/stats' ? statsView() : listView();
+  tabList.classList.toggle('active', !detail && hash !== '#/sessions' && hash !== '#/stats');
   tabSessions.classList.toggle('active', hash === '#/sessions');
+  tabStats.classList.toggle('active', hash === '#/stats');
   replace(main, current.el);
   window.scrollTo(0, 0);
 }
@@ -72,7 +75,7 @@ async function refresh(): Promise<void> {
 
 async function start(): Promise<void> {
   document.body.replaceChildren(
-    h('header', null, h('h1', null, 'model-gateway ', h('span', { class: 'muted' }, 'inspector')), h('nav', null, tabList, tabSessions), status, memory),
+    h('header', null, h('h1', null, 'model-gateway ', h('span', { class: 'muted' }, 'inspector')), h('nav', null, tabList, tabSessions, tabStats), status, memory),
     main,
   );
   subscribe(drawHeader);

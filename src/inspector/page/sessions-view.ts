@@ -5,8 +5,25 @@
  */
 import { groupSessions, type SessionPoint, type SessionStats } from '../common/session.js';
 import { h, replace } from './dom.js';
-import { clock, percent, tokens } from './format.js';
+import { clock, duration, percent, tokens, usd } from './format.js';
 import { changed, state, subscribe } from './state.js';
+
+/** The columns, each with the class that narrow windows hide or keep it by. */
+const COLUMNS: readonly (readonly [string, string])[] = [
+  ['Session', 'session'],
+  ['Client', 'client'],
+  ['Requests', 'requests'],
+  ['Last', 'last'],
+  ['Input', 'input'],
+  ['Output', 'output'],
+  ['Cache read', 'read'],
+  ['Cache written', 'written'],
+  ['Uncached', 'uncached'],
+  ['Hit rate', 'hit'],
+  ['Time', 'duration'],
+  ['Cost', 'cost'],
+  ['Per request', 'strip'],
+];
 
 export function sessionsView(): { readonly el: HTMLElement; readonly dispose: () => void } {
   const body = h('tbody');
@@ -36,7 +53,7 @@ export function sessionsView(): { readonly el: HTMLElement; readonly dispose: ()
       h(
         'table',
         { class: 'sessions' },
-        h('thead', null, h('tr', null, ['Session', 'Client', 'Requests', 'Last', 'Input', 'Cache read', 'Cache written', 'Uncached', 'Hit rate', 'Per request'].map((c) => h('th', null, c)))),
+        h('thead', null, h('tr', null, COLUMNS.map(([c, name]) => h('th', { class: `col-${name}` }, c)))),
         body,
       ),
     ),
@@ -56,21 +73,24 @@ function row(s: SessionStats): HTMLElement {
   return h(
     'tr',
     { class: 'session', 'data-session': s.id },
-    h('td', { title: s.id }, h('a', { href: '#/', onclick: showExchanges }, s.id.length > 13 ? `${s.id.slice(0, 13)}…` : s.id)),
-    h('td', null, s.client ?? '', agentsNote(s)),
-    h('td', { class: 'num' }, s.requests),
-    h('td', { class: 'num' }, clock(s.last)),
-    h('td', { class: 'num' }, tokens(s.inputTokens)),
-    h('td', { class: 'num' }, tokens(s.cacheRead)),
-    h('td', { class: 'num' }, tokens(s.cacheWrite)),
-    h('td', { class: 'num' }, tokens(s.uncached)),
+    h('td', { class: 'col-session', title: s.id }, h('a', { href: '#/', onclick: showExchanges }, s.id.length > 13 ? `${s.id.slice(0, 13)}…` : s.id)),
+    h('td', { class: 'col-client' }, s.client ?? '', agentsNote(s)),
+    h('td', { class: 'num col-requests' }, s.requests),
+    h('td', { class: 'num col-last' }, clock(s.last)),
+    h('td', { class: 'num col-input' }, tokens(s.inputTokens)),
+    h('td', { class: 'num col-output' }, tokens(s.outputTokens)),
+    h('td', { class: 'num col-read' }, tokens(s.cacheRead)),
+    h('td', { class: 'num col-written' }, tokens(s.cacheWrite)),
+    h('td', { class: 'num col-uncached' }, tokens(s.uncached)),
     h(
       'td',
-      { class: `num hit-rate ${s.hitRate === undefined ? '' : s.hitRate >= 0.5 ? 'good' : s.hitRate > 0 ? 'fair' : 'poor'}` },
+      { class: `num col-hit hit-rate ${s.hitRate === undefined ? '' : s.hitRate >= 0.5 ? 'good' : s.hitRate > 0 ? 'fair' : 'poor'}` },
       s.hitRate === undefined ? '—' : percent(s.hitRate),
       s.cacheBreaks > 0 ? h('span', { class: 'warn-count', title: `${s.cacheBreaks} cache break(s)` }, ` ⚠${s.cacheBreaks}`) : null,
     ),
-    h('td', null, strip(s.points)),
+    h('td', { class: 'num col-duration' }, duration(s.durationMs)),
+    h('td', { class: 'num col-cost', title: s.unpriced > 0 ? `${s.unpriced} request(s) of a model with no known price` : '' }, s.costUsd !== undefined ? usd(s.costUsd) : s.unpriced > 0 ? 'no price' : '—', s.costUsd !== undefined && s.unpriced > 0 ? '+?' : ''),
+    h('td', { class: 'col-strip' }, strip(s.points)),
   );
 }
 

@@ -1,0 +1,93 @@
+/**
+ * Signing in with a gateway key, for a second browser or after a cleared cookie: a key of a key group
+ * with `inspect: true` opens a session as the printed link does. The form is the 401 page itself (no
+ * script), posted to `/_inspector/sign-in` as a urlencoded `key`. Wrong keys are throttled across all
+ * callers, so the form cannot be used to guess keys faster than the gateway's own endpoints allow.
+ */
+import type { IncomingMessage } from 'node:http';
+import { hashKey } from '../config/keys.js';
+import type { Config } from '../config/types.js';
+
+/** Whether `key` (as a client sends it) is a key of a group with `inspect: true` in `config`. */
+export function mayInspect(config: Config, key: string): boolean {
+  const found = config.keys.get(hashKey(key));
+  return found !== undefined && config.keyGroups.get(found.group)?.inspect === true;
+}
+
+/** The most of a sign-in body read: a key is far shorter. */
+export const MAX_SIGN_IN_BYTES = 4096;
+/** Wrong keys allowed per minute, across all callers; past it every sign-in waits for the minute to end. */
+export const WRONG_KEYS_PER_MINUTE = 10;
+
+export const SIGN_IN_CSP = ["default-src 'none'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The 401 page with the sign-in form; `note` says why the last try failed. */
+export function signInPage(prefix: string, note?: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark"><title>Sign in: model-gateway inspector</title></head>
+<body>
+<h1>model-gateway inspector</h1>
+<p>Open the link model-gateway printed when it started (it works once), or sign in with a gateway key of a key group allowed to inspect (<code>inspect: true</code>).</p>
+${note ? `<p><strong>${escapeHtml(note)}</strong></p>\n` : ''}<form method="post" action="${escapeHtml(prefix)}/sign-in">
+<label>Gateway key <input type="password" name="key" autocomplete="current-password" required></label>
+<button type="submit">Sign in</button>
+</form>
+</body>
+</html>
+`;
+}
+
+/** The posted key, read within MAX_SIGN_IN_BYTES; undefined when the body is larger, or has none. */
+export function readSignIn(req: IncomingMessage): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (key: string | undefined) => {
+      if (done) return;
+      done = true;
+      resolve(key);
+    };
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_SIGN_IN_BYTES) {
+        finish(undefined);
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      const key = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('key');
+      finish(key === null || key === '' ? undefined : key);
+    });
+    req.on('error', () => finish(undefined));
+    req.on('close', () => finish(undefined));
+  });
+}
+
+/** Counts wrong keys in the current minute. */
+export function wrongKeyThrottle(now: () => number = Date.now): { readonly blocked: () => boolean; readonly failed: () => void } {
+  let windowStart = 0;
+  let count = 0;
+  const roll = () => {
+    const t = now();
+    if (t - windowStart >= 60_000) {
+      windowStart = t;
+      count = 0;
+    }
+  };
+  return {
+    blocked: () => {
+      roll();
+      return count >= WRONG_KEYS_PER_MINUTE;
+    },
+    failed: () => {
+      roll();
+      count++;
+    },
+  };
+}
