@@ -4,7 +4,9 @@
  * warnings about things that are valid but probably not meant.
  */
 import type { ChalkInstance } from 'chalk';
-import type { Config, CredentialConfig, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
+import type { Budget, Config, CredentialConfig, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
+import { type Price, perMillion, type Rate, ratesAt } from '../cost/price.js';
+import { priceOf } from '../cost/prices.js';
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
 import { printable } from '../log/terminal-text.js';
@@ -78,6 +80,8 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
     { header: 'features', cell: (m) => featureList(m.features) },
     // One column per inbound protocol: what a client speaking it gets.
     ...PROTOCOLS.map((p): Column<ModelConfig> => ({ header: p, cell: (m) => routeCell(m, config.providers.get(m.provider), p, c) })),
+    { header: 'price in / out', cell: (m) => priceCell(config, m, c) },
+    { header: 'price from', cell: (m) => priceSource(config, m, c) },
     { header: 'description', cell: (m) => printable(m.description ?? '') },
   ];
   const models = [...config.models.values(), ...config.modelGlobs];
@@ -85,6 +89,34 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
     columns.splice(2, 0, { header: 'fallbacks', cell: (m) => printable(m.fallbacks.join(' → ')) });
   }
   return formatTable(columns, models, c);
+}
+
+/** The price a model entry is charged at; a glob sending callers' names on is priced per name, unless its entry gives one. */
+export function modelPrice(config: Config, m: ModelConfig): Price | 'per name' | undefined {
+  const provider = config.providers.get(m.provider);
+  if (!provider) return undefined;
+  if (m.isGlob && m.upstreamModel === undefined && m.price === undefined) return 'per name';
+  return priceOf(config, { model: m, provider, upstreamModel: m.upstreamModel ?? m.pattern });
+}
+
+/** USD per million tokens, input / output, then cache read / write when priced apart; `+` where a longer request pays more. */
+function priceCell(config: Config, m: ModelConfig, c: ChalkInstance): string {
+  const price = modelPrice(config, m);
+  if (price === undefined || price === 'per name') return c.gray('—');
+  const r = ratesAt(price, Date.now());
+  const cell = (rate: Rate) => `$${perMillion(rate, 0)}${typeof rate === 'number' ? '' : '+'}`;
+  let text = `${cell(r.input)} / ${cell(r.output)}`;
+  if (r.cacheRead !== undefined || r.cacheWrite !== undefined) {
+    text += `, cache ${r.cacheRead === undefined ? cell(r.input) : cell(r.cacheRead)} / ${r.cacheWrite === undefined ? cell(r.input) : cell(r.cacheWrite)}`;
+  }
+  return text;
+}
+
+function priceSource(config: Config, m: ModelConfig, c: ChalkInstance): string {
+  const price = modelPrice(config, m);
+  if (price === undefined) return c.yellow('no price');
+  if (price === 'per name') return c.gray('catalogue, by the name sent');
+  return price.source === 'config' ? 'config' : printable(`catalogue: ${price.label}`);
 }
 
 /** The names a group reaches: entries it reaches whole, and `names (via glob)` where only part of a glob. */
@@ -105,6 +137,7 @@ export function groupsTable(config: Config, c: ChalkInstance): string {
   ];
   const groups = [...config.keyGroups.values()];
   if (groups.some((g) => limitsText(g) !== '')) columns.push({ header: 'limits', cell: limitsText });
+  if (groups.some((g) => budgetsText(g) !== '')) columns.push({ header: 'budgets', cell: budgetsText });
   return formatTable(columns, groups, c);
 }
 
@@ -112,6 +145,14 @@ function limitsText(g: KeyGroupConfig): string {
   const { requestsPerMinute: rpm, concurrentRequests: conc, tokensPerMinute: tpm } = g.limits;
   const caps = [g.maxOutputTokens && `≤ ${g.maxOutputTokens} output tokens`, g.maxChoices && `n ≤ ${g.maxChoices}`];
   return [rpm && `${rpm} req/min`, conc && `${conc} at once`, tpm && `${tpm} tokens/min`, ...caps].filter(Boolean).join(', ');
+}
+
+/** The group's budgets, then its keys' (by name, else id). */
+function budgetsText(g: KeyGroupConfig): string {
+  const list = (budgets: readonly Budget[] | undefined) => (budgets ?? []).map((b) => `$${b.usd}/${b.per}`).join(' + ');
+  const parts = g.budgets?.length ? [list(g.budgets)] : [];
+  for (const k of g.keys) if (k.budgets?.length) parts.push(printable(`${k.name ?? k.id}: ${list(k.budgets)}`));
+  return parts.join(', ');
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -142,8 +183,14 @@ export function configWarnings(config: Config): string[] {
   }
   if (config.keyGroups.size > 0) {
     for (const m of models) {
-      if (groupsReaching(config, m).length === 0) out.push(`models.${m.pattern}: no key group may call it`);
+      const reaching = groupsReaching(config, m);
+      if (reaching.length === 0) out.push(`models.${m.pattern}: no key group may call it`);
+      else if (reaching.some(hasBudgets) && modelPrice(config, m) === undefined) {
+        out.push(`models.${m.pattern}: no price known, so its requests count nothing against budgets; give it a price`);
+      }
     }
   }
   return out;
 }
+
+const hasBudgets = (g: KeyGroupConfig): boolean => (g.budgets?.length ?? 0) > 0 || g.keys.some((k) => (k.budgets?.length ?? 0) > 0);

@@ -13,6 +13,7 @@ import type { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import type { ReasoningSeal } from '../translate/common/reasoning-seal.js';
+import type { Price } from '../cost/price.js';
 import type { Deadline } from './deadlines.js';
 import type { CredentialPick } from '../providers/types.js';
 import { pathOf } from './endpoints.js';
@@ -135,6 +136,8 @@ export class RequestContext {
   deadline: Deadline | undefined = undefined;
   /** The credential of the last attempt, for a provider with several (settled when the request ends). */
   credential: CredentialPick | undefined = undefined;
+  /** The price of the route being tried: the request's cost when it ends (undefined: none known). */
+  price: Price | undefined = undefined;
 
   constructor(
     readonly req: IncomingMessage,

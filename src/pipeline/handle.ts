@@ -93,7 +93,7 @@ function requestClosed(ctx: RequestContext): void {
   // A body read whole was left paused before its end (see readBody): it ends now. One refused
   // part-way (413) stays paused, so the rest of the upload is not read.
   if (req.complete && !req.readableEnded) req.resume();
-  ctx.left = requestEnded(record, ctx.res);
+  ctx.left = requestEnded(record, ctx.res, ctx.price);
   const cleanups = ctx.cleanups;
   for (let i = cleanups.length - 1; i >= 0; i--) cleanups[i]!(ctx);
   // Logging and observers run outside any promise: whatever they throw must not take the server down.
