@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthThrottle } from '../auth/throttle.js';
-import type { Config, KeyGroupConfig } from '../config/types.js';
+import type { BudgetStore, Reservation } from '../budgets/budget-store.js';
+import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestRecord } from '../log/record.js';
@@ -61,6 +62,8 @@ export interface HandlerDeps {
   readonly seal: ReasoningSeal;
   /** Translated Responses answers kept for later references, shared by every config generation. */
   readonly responses: ResponsesStore;
+  /** Spend against budgets, shared by every config generation. */
+  readonly budgets: BudgetStore;
 }
 
 /** What the whole gateway carries at once, across config reloads: model requests in progress, and bytes held in memory. */
@@ -126,6 +129,10 @@ export class RequestContext {
   left = false;
   /** The caller's key group, once the key is known. */
   group: KeyGroupConfig | undefined = undefined;
+  /** The caller's key, once known. */
+  key: GatewayKey | undefined = undefined;
+  /** What the request reserved on its budgets, settled when the response closes. */
+  reservation: Reservation | undefined = undefined;
   /** The request's place in the server's cap and its group's limits. */
   place: Place | undefined = undefined;
   /** The request's share of the gateway's buffered bytes: its body, then an answer read whole. */

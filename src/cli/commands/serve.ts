@@ -10,7 +10,7 @@ import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { createInspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { createGateway } from '../../server/gateway.js';
-import { dataDir } from '../../storage/data-dir.js';
+import { dataDir, ledgerDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
 import { printable } from '../../log/terminal-text.js';
 import { VERSION } from '../../version.js';
@@ -71,7 +71,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     flags.inspector === false
       ? undefined
       : createInspector(inspectorOptions(flags));
-  const secret = loadInstallSecret(dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() }));
+  const dir = dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() });
+  const secret = loadInstallSecret(dir);
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
   }
@@ -80,6 +81,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     logger,
     version: VERSION,
     sealKey: secret.key,
+    ledgerDir: ledgerDir(dir),
     ...(inspector ? { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
   });
 
