@@ -80,8 +80,6 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
     { header: 'features', cell: (m) => featureList(m.features) },
     // One column per inbound protocol: what a client speaking it gets.
     ...PROTOCOLS.map((p): Column<ModelConfig> => ({ header: p, cell: (m) => routeCell(m, config.providers.get(m.provider), p, c) })),
-    { header: 'price in / out', cell: (m) => priceCell(config, m, c) },
-    { header: 'price from', cell: (m) => priceSource(config, m, c) },
     { header: 'description', cell: (m) => printable(m.description ?? '') },
   ];
   const models = [...config.models.values(), ...config.modelGlobs];
@@ -89,6 +87,17 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
     columns.splice(2, 0, { header: 'fallbacks', cell: (m) => printable(m.fallbacks.join(' → ')) });
   }
   return formatTable(columns, models, c);
+}
+
+/** What each model is charged at, in USD per million tokens, and where the price comes from. */
+export function pricesTable(config: Config, c: ChalkInstance): string {
+  const columns: Column<ModelConfig>[] = [
+    { header: 'model', cell: (m) => printable(m.pattern) },
+    { header: 'input / output', cell: (m) => priceCell(config, m, c) },
+    { header: 'cache read / write', cell: (m) => cacheCell(config, m, c) },
+    { header: 'from', cell: (m) => priceSource(config, m, c) },
+  ];
+  return formatTable(columns, [...config.models.values(), ...config.modelGlobs], c);
 }
 
 /** The price a model entry is charged at; a glob sending callers' names on is priced per name, unless its entry gives one. */
@@ -99,17 +108,23 @@ export function modelPrice(config: Config, m: ModelConfig): Price | 'per name' |
   return priceOf(config, { model: m, provider, upstreamModel: m.upstreamModel ?? m.pattern });
 }
 
-/** USD per million tokens, input / output, then cache read / write when priced apart; `+` where a longer request pays more. */
+/** A rate in force now, `+` where a longer request pays more (a long-context tier). */
+const rateText = (rate: Rate): string => `$${perMillion(rate, 0)}${typeof rate === 'number' ? '' : '+'}`;
+
 function priceCell(config: Config, m: ModelConfig, c: ChalkInstance): string {
   const price = modelPrice(config, m);
   if (price === undefined || price === 'per name') return c.gray('—');
   const r = ratesAt(price, Date.now());
-  const cell = (rate: Rate) => `$${perMillion(rate, 0)}${typeof rate === 'number' ? '' : '+'}`;
-  let text = `${cell(r.input)} / ${cell(r.output)}`;
-  if (r.cacheRead !== undefined || r.cacheWrite !== undefined) {
-    text += `, cache ${r.cacheRead === undefined ? cell(r.input) : cell(r.cacheRead)} / ${r.cacheWrite === undefined ? cell(r.input) : cell(r.cacheWrite)}`;
-  }
-  return text;
+  return `${rateText(r.input)} / ${rateText(r.output)}`;
+}
+
+/** Cache reads and writes (the one-hour writes too where priced apart); a rate left out is the input's. */
+function cacheCell(config: Config, m: ModelConfig, c: ChalkInstance): string {
+  const price = modelPrice(config, m);
+  if (price === undefined || price === 'per name') return c.gray('—');
+  const r = ratesAt(price, Date.now());
+  const write = rateText(r.cacheWrite ?? r.input);
+  return `${rateText(r.cacheRead ?? r.input)} / ${write}${r.cacheWrite1h !== undefined ? ` (1 h: ${rateText(r.cacheWrite1h)})` : ''}`;
 }
 
 function priceSource(config: Config, m: ModelConfig, c: ChalkInstance): string {

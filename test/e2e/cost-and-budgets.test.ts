@@ -4,13 +4,14 @@
  * (in the record, the log line and the ledger), a budget's refusal in each caller's shape naming the
  * budget and when it resets, concurrent requests against one budget, and spend surviving a restart.
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '#src/cli/main.js';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { formatUsd } from '#src/log/format.js';
 import type { RequestRecord } from '#src/log/record.js';
@@ -175,6 +176,33 @@ describe('the cost of each protocol’s requests', () => {
     expect(lines[0]).toMatchObject({ group: 'dev', model: 'm-messages', provider: 'anthropic', input: 13_050, cacheRead: 10_000, cacheWrite: 3000 });
     expect(lines.at(-1)).toMatchObject({ model: 'no-price', usd: null, priced: 'unpriced' });
     for (const secret of [...Object.values(KEYS), PROVIDER_ANTHROPIC_KEY, 'hi"']) expect(text).not.toContain(secret);
+  });
+});
+
+describe('where prices show', () => {
+  it("the OpenAI-shaped models list carries each priced model's rates as OpenRouter lists them, and the SDK reads the list", async () => {
+    const gw = await startGateway(config(upstream, { dev: { keys: [KEYS.chat] } }));
+    try {
+      const list = await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEYS.chat, maxRetries: 0 }).models.list();
+      const byId = new Map(list.data.map((m) => [m.id, m as unknown as { pricing?: Record<string, string> }]));
+      expect(byId.get('m-chat')?.pricing).toEqual({ prompt: '0.000003', completion: '0.000015', input_cache_read: '0.0000003', input_cache_write: '0.00000375' });
+      expect(byId.get('haiku-catalogue')?.pricing?.prompt).toBe('0.0000008');
+      expect(byId.get('no-price')?.pricing).toBeUndefined();
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('check prints the price each model is charged at and where it comes from', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-check-'));
+    writeFileSync(join(dir, 'gateway.config.json'), JSON.stringify(config(upstream, { dev: { keys: [KEYS.chat], budget: { usd: 5, per: 'day' } } })));
+    let out = '';
+    const io = { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true }, env: {}, cwd: dir, stopSignal: () => new Promise<string>(() => {}) };
+    expect(await run(['check', '--no-color'], io)).toBe(0);
+    expect(out).toMatch(/^\s*m-messages\s+\$3 \/ \$15\s+\$0\.3 \/ \$3\.75\s+config\s*$/m);
+    expect(out).toMatch(/^\s*haiku-catalogue\s+\$0\.8 \/ \$4\s+\$0\.08 \/ \$1 \(1 h: \$1\.6\)\s+catalogue: anthropic\/claude-3-5-haiku\S*\s*$/m);
+    expect(out).toMatch(/^\s*no-price\s+—\s+—\s+no price\s*$/m);
+    expect(out).toContain('models.no-price: no price known, so its requests count nothing against budgets');
   });
 });
 
