@@ -15,7 +15,10 @@ export interface BudgetLine {
   readonly label: string;
   readonly usd: number;
   readonly per: BudgetPeriod;
-  /** Where its counters start: `group:dev:day`. */
+  /**
+   * Where its counters' ids start, `group:dev:day@Europe/Paris`: what it counts, and in which zone's
+   * calendar (another zone's periods are other counters, whose spend a reload restores).
+   */
   readonly stem: string;
 }
 
@@ -36,7 +39,7 @@ export function budgetPlan(config: Config, group: KeyGroupConfig, key: GatewayKe
   let plan = plans.get(key);
   if (plan === undefined) {
     const timeZone = config.server.timeZone ?? machineTimeZone();
-    const lines = [...linesOf('group', group.name, `key group '${group.name}'`, group.budgets), ...linesOf('key', key.id, `key '${key.name ?? key.id}'`, key.budgets)];
+    const lines = [...linesOf(groupOwner(group), group.budgets, timeZone), ...linesOf(keyOwner(key), key.budgets, timeZone)];
     plan = { lines, counters: lines.map((l) => counterOf(l, timeZone, Date.now())), timeZone };
     plans.set(key, plan);
   }
@@ -52,13 +55,18 @@ export function currentCounters(plan: BudgetPlan, now: number): readonly BudgetC
 
 /** Every budget line of a config: what the ledger restores spend for at start. */
 export function allLines(config: Config): BudgetLine[] {
+  const timeZone = config.server.timeZone ?? machineTimeZone();
   const out: BudgetLine[] = [];
   for (const g of config.keyGroups.values()) {
-    out.push(...linesOf('group', g.name, `key group '${g.name}'`, g.budgets));
-    for (const k of g.keys) out.push(...linesOf('key', k.id, `key '${k.name ?? k.id}'`, k.budgets));
+    out.push(...linesOf(groupOwner(g), g.budgets, timeZone));
+    for (const k of g.keys) out.push(...linesOf(keyOwner(k), k.budgets, timeZone));
   }
   return out;
 }
+
+type Owner = Pick<BudgetLine, 'scope' | 'owner' | 'label'>;
+const groupOwner = (g: KeyGroupConfig): Owner => ({ scope: 'group', owner: g.name, label: `key group '${g.name}'` });
+const keyOwner = (k: GatewayKey): Owner => ({ scope: 'key', owner: k.id, label: `key '${k.name ?? k.id}'` });
 
 export function counterOf(line: BudgetLine, timeZone: string, now: number): BudgetCounter {
   const { start, end } = periodAt(line.per, timeZone, now);
@@ -66,8 +74,8 @@ export function counterOf(line: BudgetLine, timeZone: string, now: number): Budg
 }
 
 /** One line per period: two budgets over the same period are one, the smaller. */
-function linesOf(scope: BudgetLine['scope'], owner: string, label: string, budgets: readonly Budget[] | undefined): BudgetLine[] {
+function linesOf(who: Owner, budgets: readonly Budget[] | undefined, timeZone: string): BudgetLine[] {
   const byPeriod = new Map<BudgetPeriod, number>();
   for (const b of budgets ?? []) byPeriod.set(b.per, Math.min(b.usd, byPeriod.get(b.per) ?? Number.POSITIVE_INFINITY));
-  return [...byPeriod].map(([per, usd]) => ({ scope, owner, label, usd, per, stem: `${scope}:${owner}:${per}` }));
+  return [...byPeriod].map(([per, usd]) => ({ ...who, usd, per, stem: `${who.scope}:${who.owner}:${per}@${timeZone}` }));
 }

@@ -7,14 +7,14 @@ import type { Config } from '../config/types.js';
 import { type LedgerRead, readLedger } from '../ledger/read.js';
 import type { BudgetStore } from './budget-store.js';
 import { type BudgetLine, counterOf } from './plan.js';
-import { machineTimeZone } from './periods.js';
+import { machineTimeZone, periodAt } from './periods.js';
 
 export async function restoreSpend(dir: string, config: Config, lines: readonly BudgetLine[], store: BudgetStore): Promise<LedgerRead | undefined> {
   if (lines.length === 0) return undefined;
   const timeZone = config.server.timeZone ?? machineTimeZone();
   const now = Date.now();
   const counters = lines.map((l) => counterOf(l, timeZone, now));
-  const starts = counters.map((c, i) => periodStartOf(c.id, lines[i]!.stem));
+  const starts = lines.map((l) => periodAt(l.per, timeZone, now).start);
   const sums = new Array<number>(lines.length).fill(0);
   // Lines by what an entry is matched on, so each entry looks only at its own.
   const byOwner = new Map<string, number[]>();
@@ -32,10 +32,8 @@ export async function restoreSpend(dir: string, config: Config, lines: readonly 
   return read;
 }
 
-/** Lines in `next` that `previous` did not have (by what they count: scope, owner and period). */
+/** Lines in `next` that `previous` did not have (by what they count: scope, owner, period and the zone of its calendar). */
 export function addedLines(previous: readonly BudgetLine[], next: readonly BudgetLine[]): BudgetLine[] {
   const had = new Set(previous.map((l) => l.stem));
   return next.filter((l) => !had.has(l.stem));
 }
-
-const periodStartOf = (id: string, stem: string): number => Number(id.slice(stem.length + 1));

@@ -30,9 +30,10 @@ export interface LedgerEntry {
   readonly output: number;
   readonly cacheRead: number;
   readonly cacheWrite: number;
-  /** Dollars; null when the model had no price. */
+  /** Dollars; null when the model had no price, or the provider reported no token counts. */
   readonly usd: number | null;
-  readonly priced: CostSource | 'unpriced';
+  /** Where the price came from; `unreported` when there were no counts to price. */
+  readonly priced: CostSource | 'unpriced' | 'unreported';
 }
 
 /** Whether a request goes to the ledger: a model request that reached a provider (count_tokens costs nothing). */
@@ -63,13 +64,13 @@ export function entryLine(r: RequestRecord): string {
     cacheRead: u?.cachedTokens ?? 0,
     cacheWrite: u?.cacheWriteTokens ?? 0,
     usd: r.cost?.usd ?? null,
-    priced: r.cost?.source ?? 'unpriced',
+    priced: r.cost?.source ?? 'unreported',
   })}\n`;
 }
 
 /** Longest text field kept from a line read back; longer ones are cut. */
 const TEXT_LIMIT = 256;
-const PRICED = new Set(['config', 'catalogue', 'unpriced']);
+const PRICED = new Set(['config', 'catalogue', 'unpriced', 'unreported']);
 
 /** A ledger line read back, or undefined when it is not one (a bad line is skipped, not trusted in part). */
 export function parseEntry(line: string): LedgerEntry | undefined {

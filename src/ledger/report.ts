@@ -20,7 +20,7 @@ export interface UsageRow {
   cacheWrite: number;
   /** Dollars of the priced requests. */
   usd: number;
-  /** Requests to models without a price: their cost is unknown, not zero. */
+  /** Requests whose cost is unknown (a model without a price, or no token counts reported), not zero. */
   unpriced: number;
 }
 

@@ -47,7 +47,7 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
       d.reservation.settle(0);
       return false;
     }
-    hold(ctx, d.reservation);
+    hold(ctx, d.reservation, usd);
     return true;
   };
   let pending: BudgetDecision | Promise<BudgetDecision>;
@@ -65,16 +65,23 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
   return undefined;
 }
 
-function hold(ctx: RequestContext, reservation: Reservation): void {
-  ctx.reservation = reservation;
+function hold(ctx: RequestContext, reservation: Reservation, usd: number): void {
+  ctx.reservation = { reservation, usd };
   ctx.cleanups.push(settleBudget);
 }
 
-/** The cleanup of a request that reserved: settled with its cost (set when the response closed), or nothing. */
+/**
+ * The cleanup of a request that reserved: settled with its cost (known when the response closed).
+ * An answer that reported no token counts is settled at what was reserved, its largest cost: spend
+ * the provider did not state is not taken as none. A request that failed costs nothing.
+ */
 export const settleBudget: Cleanup = (ctx) => {
-  const usd = ctx.record.cost?.usd;
+  const held = ctx.reservation;
+  if (held === undefined) return;
+  const { cost, status } = ctx.record;
+  const usd = cost !== undefined ? (cost.usd ?? 0) : status !== undefined && status >= 200 && status < 300 ? held.usd : 0;
   try {
-    ctx.reservation?.settle(typeof usd === 'number' ? usd : 0);
+    held.reservation.settle(usd);
   } catch (err) {
     ctx.deps.logger.info(`the budget store failed to settle a reservation: ${printable(err instanceof Error ? err.message : String(err))}`);
   }

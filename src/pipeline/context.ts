@@ -131,8 +131,8 @@ export class RequestContext {
   group: KeyGroupConfig | undefined = undefined;
   /** The caller's key, once known. */
   key: GatewayKey | undefined = undefined;
-  /** What the request reserved on its budgets, settled when the response closes. */
-  reservation: Reservation | undefined = undefined;
+  /** What the request reserved on its budgets (its largest cost), settled when the response closes. */
+  reservation: { readonly reservation: Reservation; readonly usd: number } | undefined = undefined;
   /** The request's place in the server's cap and its group's limits. */
   place: Place | undefined = undefined;
   /** The request's share of the gateway's buffered bytes: its body, then an answer read whole. */

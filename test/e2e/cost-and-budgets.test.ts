@@ -286,6 +286,35 @@ describe('budgets', () => {
     }
   });
 
+  it('an answer that states no token counts has no cost to tell, and is charged to the budget at what it reserved', async () => {
+    const frame = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+    const head = { id: 'c', object: 'chat.completion.chunk', created: 1, model: 'upstream-model' };
+    upstream.always((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`${frame({ ...head, choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: 'stop' }] })}data: [DONE]\n\n`);
+    });
+    const records: RequestRecord[] = [];
+    // A Chat stream that did not ask for usage reserves 1000 output tokens at $15 per million: $0.015 and a little.
+    const gw = await startGateway(config(upstream, { team: { keys: [KEYS.chat], budget: { usd: 0.02, per: 'day' } } }), {
+      observers: [{ requestEnded: (r) => records.push(r) }],
+    });
+    const sdk = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: KEYS.chat, maxRetries: 0 });
+    const stream = () => sdk.chat.completions.create({ model: 'm-chat', max_completion_tokens: 1000, messages: [{ role: 'user', content: 'hi' }], stream: true });
+    try {
+      for await (const _ of await stream());
+      await waitFor(() => records.length === 1);
+      expect(records[0]!.cost).toBeUndefined();
+      expect(gw.lines().at(-1)).not.toMatch(/\$|no price/);
+      // Charged $0.015: the next starts, and the one after finds $0.03 spent.
+      for await (const _ of await stream());
+      const refused = await stream().then(() => undefined, refusal);
+      expect(refused?.status).toBe(429);
+    } finally {
+      upstream.always(answering());
+      await gw.close();
+    }
+  });
+
   it('spend survives a restart: the ledger is read back into the counters before the gateway listens', async () => {
     const ledgerDir = mkdtempSync(join(tmpdir(), 'mgw-budget-'));
     const groups = { team: { keys: [KEYS.messages], budget: { usd: 0.02, per: 'day' as const } } };

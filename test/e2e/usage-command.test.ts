@@ -103,7 +103,7 @@ describe('model-gateway usage', () => {
     expect(code).toBe(0);
     expect(out).toContain('total');
     expect(out).toContain('$0.05');
-    expect(out).toContain('1 without a price');
+    expect(out).toContain('1 without a known cost');
     expect(out).toContain('2 lines of the ledger were not entries');
     const control = [...out].filter((ch) => {
       const code = ch.charCodeAt(0);

@@ -90,7 +90,7 @@ export async function usage(flags: UsageFlags, io: CliIo): Promise<void> {
       const rate = cacheHitRate(r);
       return rate === undefined ? c.gray('—') : `${(rate * 100).toFixed(1)}%`;
     } },
-    { header: 'cost', cell: (r) => `${formatUsd(r.usd)}${r.unpriced > 0 ? c.yellow(` + ${r.unpriced} without a price`) : ''}` },
+    { header: 'cost', cell: (r) => `${formatUsd(r.usd)}${r.unpriced > 0 ? c.yellow(` + ${r.unpriced} without a known cost`) : ''}` },
   ];
   io.stdout.write(formatTable(columns, [...totals.rows, totals.total], c));
 }
