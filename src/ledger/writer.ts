@@ -9,6 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { printable } from '../log/terminal-text.js';
 import type { RequestObserver } from '../pipeline/context.js';
 import { entryLine, isLedgered } from './entry.js';
 
@@ -72,7 +73,7 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
           if (failing) warn('the usage ledger is written again');
           failing = false;
         } catch (err) {
-          if (!failing) warn(`cannot write the usage ledger in ${dir}: ${err instanceof Error ? err.message : String(err)}; its lines are lost until it can`);
+          if (!failing) warn(printable(`cannot write the usage ledger in ${dir}: ${err instanceof Error ? err.message : String(err)}; its lines are lost until it can`));
           failing = true;
           await handle?.fh.close().catch(() => {});
           handle = undefined;

@@ -11,13 +11,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
+import { printable } from '../log/terminal-text.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
 import { createMemoryBudgetStore } from '../budgets/memory-store.js';
 import { allLines, type BudgetLine } from '../budgets/plan.js';
 import { addedLines, restoreSpend } from '../budgets/restore.js';
-import { createLedger } from '../ledger/writer.js';
+import { createLedger, type UsageLedger } from '../ledger/writer.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
@@ -119,17 +120,28 @@ function capturePolicy(options: GatewayOptions): () => number {
   return () => (watching() ? DEFAULT_CAPTURE_LIMIT : 0);
 }
 
+/** The ledger in `dir`; none (said once) when its folder cannot be made: the gateway serves without it. */
+function openLedger(dir: string, logger: Logger): UsageLedger | undefined {
+  try {
+    return createLedger(dir, (m) => logger.info(m));
+  } catch (err) {
+    logger.info(printable(`cannot keep the usage ledger in ${dir} (${err instanceof Error ? err.message : String(err)}): serving without it`));
+    return undefined;
+  }
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
   const budgets = options.budgetStore ?? createMemoryBudgetStore();
   const ledgerDir = options.config.server.ledger === false ? undefined : options.ledgerDir;
-  const ledger = ledgerDir === undefined ? undefined : createLedger(ledgerDir, (m) => options.logger.info(m));
+  const ledger = ledgerDir === undefined ? undefined : openLedger(ledgerDir, options.logger);
   const restore = (config: Config, lines: readonly BudgetLine[]): Promise<void> | undefined => {
     if (ledgerDir === undefined || lines.length === 0) return undefined;
     return restoreSpend(ledgerDir, config, lines, budgets).then(
       (read) => {
         if (read?.skipped) options.logger.info(`usage ledger: ${read.skipped} lines were not entries and were skipped`);
       },
-      (err: unknown) => options.logger.info(`cannot read the usage ledger in ${ledgerDir}: ${err instanceof Error ? err.message : String(err)}; budgets count from now`),
+      (err: unknown) =>
+        options.logger.info(printable(`cannot read the usage ledger in ${ledgerDir}: ${err instanceof Error ? err.message : String(err)}; budgets count from now`)),
     );
   };
   // Spend since each budget's period started, before the first request is admitted (listen waits for it).
