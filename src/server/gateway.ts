@@ -85,6 +85,8 @@ export interface Replaced {
   readonly inFlight: number;
   /** Resolves once those requests have finished and its providers are closed (never rejects). */
   readonly retired: Promise<void>;
+  /** Resolves once the budgets the reload added hold their period's spend from the ledger (never rejects). */
+  readonly restored: Promise<void>;
 }
 
 export interface Gateway {
@@ -249,11 +251,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       current = next;
       // Budgets the reload adds start from what the ledger holds of their period (once it holds every line so far).
       const added = addedLines(allLines(previous.state.config), allLines(config));
-      if (ledger && added.length > 0) void ledger.flush().then(() => restore(config, added));
+      const restored = ledger && added.length > 0 ? ledger.flush().then(() => restore(config, added)) : Promise.resolve();
       previous.replaced = true;
       if (previous.inFlight === 0) void closeProviders(previous);
       else draining.add(previous);
-      return { previous: previous.state, inFlight: previous.inFlight, retired: previous.retired };
+      return { previous: previous.state, inFlight: previous.inFlight, retired: previous.retired, restored };
     },
     async listen(port = options.config.server.port, host = options.config.server.host) {
       if (!isLoopback(host) && current.state.config.keyGroups.size === 0) {

@@ -12,6 +12,7 @@ import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '#src/cli/main.js';
+import { parseConfig } from '#src/config/parse.js';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { formatUsd } from '#src/log/format.js';
 import type { RequestRecord } from '#src/log/record.js';
@@ -282,6 +283,23 @@ describe('budgets', () => {
       expect(after?.status).toBe(429);
     } finally {
       upstream.always(answering());
+      await gw.close();
+    }
+  });
+
+  it('a budget a reload adds starts from what the ledger holds of its period', async () => {
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'mgw-reload-'));
+    const gw = await startGateway(config(upstream, { team: { keys: [KEYS.messages] } }), { ledgerDir });
+    try {
+      await ask(gw, 'messages', KEYS.messages);
+      await ask(gw, 'messages', KEYS.messages);
+      // $0.0296 spent before the budget existed; a budget of $0.02 a day is already spent once it does.
+      const replaced = gw.gateway.reload(parseConfig(config(upstream, { team: { keys: [KEYS.messages], budget: { usd: 0.02, per: 'day' } } }), { env: {} }));
+      await replaced.restored;
+      const refused = await ask(gw, 'messages', KEYS.messages).then(() => undefined, refusal);
+      expect(refused?.status).toBe(429);
+      expect(refused?.message).toContain('$0.03 spent or reserved');
+    } finally {
       await gw.close();
     }
   });
