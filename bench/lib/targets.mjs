@@ -185,6 +185,8 @@ export async function startGateway(
       BENCH_ANTHROPIC_KEY: 'sk-ant-bench-provider-key-0000',
       BENCH_BEDROCK_KEY: 'bedrock-api-key-bench-0000',
       NO_COLOR: '1',
+      // Its files (the install secret, the usage ledger a line per request) in the scratch folder, not the user's.
+      MODEL_GATEWAY_DATA_DIR: join(dir, `${tag}.data`),
     },
   });
   const origin = await waitForUrlInFile(stdoutFile, child, startTimeoutMs);

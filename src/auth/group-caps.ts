@@ -27,6 +27,15 @@ export function withAsk(body: Json, field: string, value: number): Json {
   return { ...body, [head]: withAsk(inner, rest.join('.'), value) };
 }
 
+/** The output tokens a request asks for at most (the first of its protocol's fields it sets), if it says. */
+export function askedOutputTokens(protocol: Protocol, body: Json): number | undefined {
+  for (const field of protocols[protocol].asks.outputTokens) {
+    const v = askAt(body, field);
+    if (typeof v === 'number' && Number.isFinite(v) && v >= 0) return v;
+  }
+  return undefined;
+}
+
 /** Throws when a create request asks for more than its group's caps allow (the fields each protocol reads: its `asks`). */
 export function checkGroupCaps(group: KeyGroupConfig, protocol: Protocol, body: Json): void {
   const { asks } = protocols[protocol];

@@ -4,7 +4,9 @@
  * warnings about things that are valid but probably not meant.
  */
 import type { ChalkInstance } from 'chalk';
-import type { Config, CredentialConfig, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
+import type { Budget, Config, CredentialConfig, KeyGroupConfig, ModelConfig, ProviderConfig } from '../config/types.js';
+import { type Price, perMillion, type Rate, ratesAt } from '../cost/price.js';
+import { priceOf } from '../cost/prices.js';
 import { FEATURES, PROTOCOLS, type Feature, type Protocol } from '../protocols/types.js';
 import { planUpstream } from '../translate/plan.js';
 import { providerForModel } from '../providers/model-protocols.js';
@@ -88,6 +90,51 @@ export function modelsTable(config: Config, c: ChalkInstance): string {
   return formatTable(columns, models, c);
 }
 
+/** What each model is charged at, in USD per million tokens, and where the price comes from. */
+export function pricesTable(config: Config, c: ChalkInstance): string {
+  const columns: Column<ModelConfig>[] = [
+    { header: 'model', cell: (m) => printable(m.pattern) },
+    { header: 'input / output', cell: (m) => priceCell(config, m, c) },
+    { header: 'cache read / write', cell: (m) => cacheCell(config, m, c) },
+    { header: 'from', cell: (m) => priceSource(config, m, c) },
+  ];
+  return formatTable(columns, [...config.models.values(), ...config.modelGlobs], c);
+}
+
+/** The price a model entry is charged at; a glob sending callers' names on is priced per name, unless its entry gives one. */
+export function modelPrice(config: Config, m: ModelConfig): Price | 'per name' | undefined {
+  const provider = config.providers.get(m.provider);
+  if (!provider) return undefined;
+  if (m.isGlob && m.upstreamModel === undefined && m.price === undefined) return 'per name';
+  return priceOf(config, { model: m, provider, upstreamModel: m.upstreamModel ?? m.pattern });
+}
+
+/** A rate in force now, `+` where a longer request pays more (a long-context tier). */
+const rateText = (rate: Rate): string => `$${perMillion(rate, 0)}${typeof rate === 'number' ? '' : '+'}`;
+
+function priceCell(config: Config, m: ModelConfig, c: ChalkInstance): string {
+  const price = modelPrice(config, m);
+  if (price === undefined || price === 'per name') return c.gray('—');
+  const r = ratesAt(price, Date.now());
+  return `${rateText(r.input)} / ${rateText(r.output)}`;
+}
+
+/** Cache reads and writes (the one-hour writes too where priced apart); a rate left out is the input's. */
+function cacheCell(config: Config, m: ModelConfig, c: ChalkInstance): string {
+  const price = modelPrice(config, m);
+  if (price === undefined || price === 'per name') return c.gray('—');
+  const r = ratesAt(price, Date.now());
+  const write = rateText(r.cacheWrite ?? r.input);
+  return `${rateText(r.cacheRead ?? r.input)} / ${write}${r.cacheWrite1h !== undefined ? ` (1 h: ${rateText(r.cacheWrite1h)})` : ''}`;
+}
+
+function priceSource(config: Config, m: ModelConfig, c: ChalkInstance): string {
+  const price = modelPrice(config, m);
+  if (price === undefined) return c.yellow('no price');
+  if (price === 'per name') return c.gray('catalogue, by the name sent');
+  return price.source === 'config' ? 'config' : printable(`catalogue: ${price.label}`);
+}
+
 /** The names a group reaches: entries it reaches whole, and `names (via glob)` where only part of a glob. */
 export function reachList(config: Config, group: KeyGroupConfig): string {
   const reach = reachableModels(config, group);
@@ -106,6 +153,7 @@ export function groupsTable(config: Config, c: ChalkInstance): string {
   ];
   const groups = [...config.keyGroups.values()];
   if (groups.some((g) => limitsText(g) !== '')) columns.push({ header: 'limits', cell: limitsText });
+  if (groups.some((g) => budgetsText(g) !== '')) columns.push({ header: 'budgets', cell: budgetsText });
   return formatTable(columns, groups, c);
 }
 
@@ -113,6 +161,14 @@ function limitsText(g: KeyGroupConfig): string {
   const { requestsPerMinute: rpm, concurrentRequests: conc, tokensPerMinute: tpm } = g.limits;
   const caps = [g.maxOutputTokens && `≤ ${g.maxOutputTokens} output tokens`, g.maxChoices && `n ≤ ${g.maxChoices}`];
   return [rpm && `${rpm} req/min`, conc && `${conc} at once`, tpm && `${tpm} tokens/min`, ...caps].filter(Boolean).join(', ');
+}
+
+/** The group's budgets, then its keys' (by name, else id). */
+function budgetsText(g: KeyGroupConfig): string {
+  const list = (budgets: readonly Budget[] | undefined) => (budgets ?? []).map((b) => `$${b.usd}/${b.per}`).join(' + ');
+  const parts = g.budgets?.length ? [list(g.budgets)] : [];
+  for (const k of g.keys) if (k.budgets?.length) parts.push(printable(`${k.name ?? k.id}: ${list(k.budgets)}`));
+  return parts.join(', ');
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -143,8 +199,14 @@ export function configWarnings(config: Config): string[] {
   }
   if (config.keyGroups.size > 0) {
     for (const m of models) {
-      if (groupsReaching(config, m).length === 0) out.push(`models.${m.pattern}: no key group may call it`);
+      const reaching = groupsReaching(config, m);
+      if (reaching.length === 0) out.push(`models.${m.pattern}: no key group may call it`);
+      else if (reaching.some(hasBudgets) && modelPrice(config, m) === undefined) {
+        out.push(`models.${m.pattern}: no price known, so its requests count nothing against budgets; give it a price`);
+      }
     }
   }
   return out;
 }
+
+const hasBudgets = (g: KeyGroupConfig): boolean => (g.budgets?.length ?? 0) > 0 || g.keys.some((k) => (k.budgets?.length ?? 0) > 0);

@@ -17,6 +17,7 @@ import type { ReplayFlags } from './commands/replay.js';
 import type { ServeFlags } from './commands/serve.js';
 import type { LaunchFlags, Launched } from './commands/launch.js';
 import type { StatusFlags } from './commands/status.js';
+import type { UsageFlags } from './commands/usage.js';
 import { processIo, type CliIo } from './io.js';
 import type { ClientName } from './snippets.js';
 
@@ -135,6 +136,22 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .action(async (flags: ModelsFlags) => {
       const { models } = await import('./commands/models.js');
       await models(flags, io);
+    });
+
+  program
+    .command('usage')
+    .description('requests, tokens (with cache reads and writes), cost and cache hit rate from the usage ledger')
+    .option('--since <span>', 'the last hours, days or weeks: 24h, 7d, 2w (default: this month)')
+    .option('--month <YYYY-MM>', 'one calendar month, in server.timeZone')
+    .option('--by <what>', 'one row per day, group, key, model, provider or session (default: model)')
+    .option('--json', 'the rows as JSON')
+    .option('--csv', 'the rows as CSV (spreadsheet-safe)')
+    .option('-c, --config <file>', 'config file for server.dataDir and server.timeZone (default: search the current folder)')
+    .option('--no-color', 'no colours in the output')
+    .addHelpText('after', '\nExamples:\n  $ npx model-gateway usage\n  $ npx model-gateway usage --since 7d --by day\n  $ npx model-gateway usage --month 2026-11 --by key --csv > november.csv\n')
+    .action(async (flags: UsageFlags) => {
+      const { usage } = await import('./commands/usage.js');
+      await usage(flags, io);
     });
 
   const keys = program.command('keys').description('gateway keys (see: keys new)');

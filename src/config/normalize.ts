@@ -9,6 +9,7 @@ import { compareSpecificity, isGlob } from './glob.js';
 import { keyDigest, keyId } from './keys.js';
 import type { ValidatedConfig } from './schema.js';
 import type {
+  Budget,
   Config,
   CredentialConfig,
   GatewayKey,
@@ -103,13 +104,15 @@ function normalizeModel(pattern: string, m: WrittenModel): ModelConfig {
     countTokens: m.countTokens,
     ...(m.thinking !== undefined ? { thinking: m.thinking } : {}),
     fallbacks: [...new Set(m.fallbacks ?? [])],
+    ...(m.price !== undefined ? { price: m.price } : {}),
   };
 }
 
 function normalizeKeyGroup(name: string, g: WrittenKeyGroup): KeyGroupConfig {
   const keys = g.keys.map((entry): GatewayKey => {
     const digest = keyDigest(typeof entry === 'string' ? entry : entry.key);
-    return { digest, id: keyId(digest), name: typeof entry === 'string' ? undefined : entry.name, group: name };
+    if (typeof entry === 'string') return { digest, id: keyId(digest), name: undefined, group: name };
+    return { digest, id: keyId(digest), name: entry.name, group: name, ...budgetsOf(entry.budget) };
   });
   return {
     name,
@@ -121,7 +124,14 @@ function normalizeKeyGroup(name: string, g: WrittenKeyGroup): KeyGroupConfig {
     maxOutputTokens: g.maxOutputTokens,
     maxChoices: g.maxChoices,
     inspect: g.inspect,
+    ...budgetsOf(g.budget),
   };
+}
+
+/** A budget or a list of them as the list, left out when none is written. */
+function budgetsOf(written: Budget | readonly Budget[] | undefined): { budgets?: readonly Budget[] } {
+  if (written === undefined) return {};
+  return { budgets: Array.isArray(written) ? written : [written as Budget] };
 }
 
 function stripTrailingSlashes(url: string): string {

@@ -18,6 +18,40 @@ const feature = z.enum(FEATURES);
 
 const positiveInt = () => z.int().positive();
 
+/** Whether this runtime knows `name` as an IANA time zone. */
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const usdPerMillion = () => z.number().min(0).max(1_000_000);
+
+const price = z
+  .strictObject({
+    input: usdPerMillion().describe('USD per million input tokens (not read from or written to the cache).'),
+    output: usdPerMillion().describe('USD per million output tokens, reasoning tokens included.'),
+    cacheRead: usdPerMillion().optional().describe('USD per million input tokens read from the prompt cache. Default: the input price.'),
+    cacheWrite: usdPerMillion().optional().describe('USD per million input tokens written to the prompt cache. Default: the input price.'),
+  })
+  .describe("The model's price, in USD per million tokens; overrides the shipped price catalogue.");
+
+const budgetLine = z
+  .strictObject({
+    usd: z.number().positive().max(1e12).describe('Most US dollars spent per period.'),
+    per: z.enum(['day', 'week', 'month']).describe('The calendar period, in server.timeZone: a day from midnight, a week from Monday, a month from its first.'),
+  })
+  .describe('A spending budget: at most `usd` per calendar day, week or month.');
+
+const budget = z
+  .union([budgetLine, z.array(budgetLine).min(1)])
+  .describe(
+    'A budget, or a list of them (say a daily and a monthly one). A request that would start past one is answered 429 naming the budget and when it resets; each request reserves its largest possible cost while it runs.',
+  );
+
 const server = z
   .strictObject({
     host: z.string().min(1).default(DEFAULT_HOST).describe('Interface to listen on. Use 0.0.0.0 to listen on all interfaces.'),
@@ -71,8 +105,20 @@ const server = z
       .min(1)
       .optional()
       .describe(
-        'Folder for the files the gateway keeps between runs (its install secret). Default: $MODEL_GATEWAY_DATA_DIR, else the per-user data folder ($XDG_DATA_HOME/model-gateway or ~/.local/share/model-gateway; ~/Library/Application Support/model-gateway on macOS; %LOCALAPPDATA%\\model-gateway on Windows). Read at start.',
+        'Folder for the files the gateway keeps between runs (its install secret, the usage ledger). Default: $MODEL_GATEWAY_DATA_DIR, else the per-user data folder ($XDG_DATA_HOME/model-gateway or ~/.local/share/model-gateway; ~/Library/Application Support/model-gateway on macOS; %LOCALAPPDATA%\\model-gateway on Windows). Read at start.',
       ),
+    ledger: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Keep the usage ledger: one JSON line per finished model request (key group, key, model, provider, tokens, cost; never bodies or keys) in <dataDir>/usage/YYYY-MM.jsonl, read by `model-gateway usage` and to restore budget spend at start. false: none is written, and budgets count from the start of this run.',
+      ),
+    timeZone: z
+      .string()
+      .min(1)
+      .refine(isTimeZone, 'not a time zone this runtime knows (an IANA name such as "Europe/Paris" or "UTC")')
+      .optional()
+      .describe('The IANA time zone of the calendar periods of budgets (a day starts at its midnight). Default: the machine\'s.'),
     allowedHosts: z
       .array(z.string().min(1))
       .default([])
@@ -136,6 +182,7 @@ const model = z
     contextWindow: positiveInt()
       .optional()
       .describe('Largest input token count the model accepts (its context window), listed by the models endpoint.'),
+    price: price.optional(),
     thinking: z
       .enum(['adaptive', 'enabled'])
       .optional()
@@ -187,8 +234,9 @@ const key = z
       .strictObject({
         name: z.string().min(1).optional().describe('A label for logs.'),
         key: keyText,
+        budget: budget.optional(),
       })
-      .describe('A key with a label.'),
+      .describe('A key with a label, and optionally a budget of its own.'),
   ])
   .describe('A client key.');
 
@@ -231,6 +279,7 @@ const keyGroup = z
       .boolean()
       .default(false)
       .describe('Keys of this group may sign in to the inspector page with their key (default false).'),
+    budget: budget.optional(),
   })
   .describe('Client keys sharing one set of permissions.');
 

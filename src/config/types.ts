@@ -66,6 +66,23 @@ export type CountTokensMode = 'estimate' | 'off';
 /** Anthropic's two ways of asking for thinking: `adaptive` (with an effort) or `enabled` (with a token budget). */
 export type ThinkingStyle = 'adaptive' | 'enabled';
 
+/** A model's price as the config gives it, in USD per million tokens (cache prices default to the input price). */
+export interface ModelPriceConfig {
+  readonly input: number;
+  readonly output: number;
+  readonly cacheRead?: number | undefined;
+  readonly cacheWrite?: number | undefined;
+}
+
+/** A calendar period a budget counts over, in `server.timeZone`. */
+export type BudgetPeriod = 'day' | 'week' | 'month';
+
+/** At most `usd` spent per `per`. */
+export interface Budget {
+  readonly usd: number;
+  readonly per: BudgetPeriod;
+}
+
 export interface ModelConfig {
   /** The key as written: an exact name or a glob (`claude-*`, `*`). */
   readonly pattern: string;
@@ -88,6 +105,8 @@ export interface ModelConfig {
   readonly thinking?: ThinkingStyle | undefined;
   /** Models tried in order when this one fails after its retries. */
   readonly fallbacks: readonly string[];
+  /** The price from the config, over the catalogue's; undefined: the catalogue's, if it has one. */
+  readonly price?: ModelPriceConfig | undefined;
 }
 
 export interface GatewayKey {
@@ -98,6 +117,8 @@ export interface GatewayKey {
   /** Optional label from the config (`{ "name": "alice", "key": "..." }`). */
   readonly name: string | undefined;
   readonly group: string;
+  /** The key's own budgets (besides its group's); absent or empty: none. */
+  readonly budgets?: readonly Budget[] | undefined;
 }
 
 export interface KeyGroupConfig {
@@ -114,6 +135,8 @@ export interface KeyGroupConfig {
   readonly maxChoices: number | undefined;
   /** Its keys may sign in to the inspector page. */
   readonly inspect: boolean;
+  /** The group's budgets, shared by its keys; absent or empty: none. */
+  readonly budgets?: readonly Budget[] | undefined;
 }
 
 export interface InspectorConfig {
@@ -151,6 +174,10 @@ export interface ServerConfig {
   readonly responsesStoreTtlMs: number;
   /** Where the gateway keeps its own files; undefined: the default (storage/data-dir.ts). */
   readonly dataDir?: string | undefined;
+  /** Whether finished model requests go to the usage ledger (`<dataDir>/usage/`); absent: true. */
+  readonly ledger?: boolean | undefined;
+  /** The IANA time zone of budgets' calendar periods; absent: the machine's. */
+  readonly timeZone?: string | undefined;
   /** Host names accepted besides loopback ones when listening on loopback, lowercase. */
   readonly allowedHosts: readonly string[];
   readonly authFailuresPerMinute: number;

@@ -1,5 +1,6 @@
 /** One coloured line per request (hono-logger style: status coloured by class), and the detail --verbose prints under it. */
 import type { ChalkInstance } from 'chalk';
+import type { Cost } from '../cost/cost.js';
 import type { Usage } from '../protocols/types.js';
 import type { RequestRecord } from './record.js';
 import { exchangeJson, type BodyJson } from './exchange-json.js';
@@ -42,6 +43,20 @@ export function formatTokens(usage: Usage | undefined): string | undefined {
   return `in ${usage.inputTokens ?? '?'}${cached} out ${usage.outputTokens ?? '?'}`;
 }
 
+/** Dollars to the cent, or to the millionth below a cent (most single requests cost less). */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd >= 0.01) return `$${usd.toFixed(2)}`;
+  if (usd < 0.000001) return '<$0.000001';
+  return `$${usd.toFixed(6).replace(/0+$/, '')}`;
+}
+
+/** A request's cost for the line: its dollars, or "no price" (never a zero it does not know). */
+export function formatCost(cost: Cost | undefined): string | undefined {
+  if (cost === undefined) return undefined;
+  return cost.usd === null ? 'no price' : formatUsd(cost.usd);
+}
+
 export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   // Built as one string rather than an array joined: a line per request, formatted in batches of hundreds.
   let line = `${c.gray(clock(r.startedAt))} ${colourStatus(c, r.status, r.aborted)} ${c.bold(printable(r.method))} ${printable(r.path)}`;
@@ -65,6 +80,8 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   if (r.stream && r.ttfbMs !== undefined) line += ` ${c.gray(`ttfb ${formatDuration(r.ttfbMs)}`)}`;
   const tokens = formatTokens(r.usage);
   if (tokens) line += ` ${c.gray(tokens)}`;
+  const cost = formatCost(r.cost);
+  if (cost) line += ` ${c.green(cost)}`;
   if (r.warnings?.length) line += ` ${c.yellow(`${new Set(r.warnings).size} dropped`)}`;
   if (r.aborted) line += ` ${c.gray('client closed')}`;
   if (r.error) line += ` ${c.red(`✗ ${printable(r.error)}`)}`;

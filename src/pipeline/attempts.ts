@@ -90,6 +90,7 @@ async function tryRoute(asked: ModelRequest, route: Route): Promise<Outcome> {
   // Passthrough sends bytes from here on: the parsed body can go (see body-tree.ts).
   if (!prepared.translation) r.body.release();
   routeChosen(record, route, prepared.warnings);
+  ctx.price = route.price;
   const retries = provider.config.retries;
   let failure: unknown;
   let attempts = 0;

@@ -5,7 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthThrottle } from '../auth/throttle.js';
-import type { Config, KeyGroupConfig } from '../config/types.js';
+import type { BudgetStore, Reservation } from '../budgets/budget-store.js';
+import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import type { Logger } from '../log/logger.js';
 import type { RequestRecord } from '../log/record.js';
@@ -13,6 +14,7 @@ import type { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import type { ReasoningSeal } from '../translate/common/reasoning-seal.js';
+import type { Price } from '../cost/price.js';
 import type { Deadline } from './deadlines.js';
 import type { CredentialPick } from '../providers/types.js';
 import { pathOf } from './endpoints.js';
@@ -60,6 +62,8 @@ export interface HandlerDeps {
   readonly seal: ReasoningSeal;
   /** Translated Responses answers kept for later references, shared by every config generation. */
   readonly responses: ResponsesStore;
+  /** Spend against budgets, shared by every config generation. */
+  readonly budgets: BudgetStore;
 }
 
 /** What the whole gateway carries at once, across config reloads: model requests in progress, and bytes held in memory. */
@@ -125,6 +129,10 @@ export class RequestContext {
   left = false;
   /** The caller's key group, once the key is known. */
   group: KeyGroupConfig | undefined = undefined;
+  /** The caller's key, once known. */
+  key: GatewayKey | undefined = undefined;
+  /** What the request reserved on its budgets (its largest cost), settled when the response closes. */
+  reservation: { readonly reservation: Reservation; readonly usd: number } | undefined = undefined;
   /** The request's place in the server's cap and its group's limits. */
   place: Place | undefined = undefined;
   /** The request's share of the gateway's buffered bytes: its body, then an answer read whole. */
@@ -135,6 +143,8 @@ export class RequestContext {
   deadline: Deadline | undefined = undefined;
   /** The credential of the last attempt, for a provider with several (settled when the request ends). */
   credential: CredentialPick | undefined = undefined;
+  /** The price of the route being tried: the request's cost when it ends (undefined: none known). */
+  price: Price | undefined = undefined;
 
   constructor(
     readonly req: IncomingMessage,

@@ -9,6 +9,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { GatewayKey } from '../config/types.js';
+import { costOf, type Price, UNPRICED } from '../cost/price.js';
 import { GatewayError } from '../errors.js';
 import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
 import { newRecord, type RequestRecord, type Transport, type Try } from '../log/record.js';
@@ -227,10 +228,18 @@ export function requestFailed(record: RequestRecord, message: string): void {
   record.error = message;
 }
 
-/** The response closed, whole or not. Returns whether the client left before its end. */
-export function requestEnded(record: RequestRecord, res: ServerResponse): boolean {
+/**
+ * The response closed, whole or not: its cost, when the provider reported token counts, at the price of
+ * the route that served it. Returns whether the client left before its end.
+ */
+export function requestEnded(record: RequestRecord, res: ServerResponse, price: Price | undefined): boolean {
   record.durationMs = performance.now() - record.start;
   if (res.headersSent) record.status ??= res.statusCode;
+  // A stream that stated no counts (a Chat caller that did not ask for usage) has no cost to tell, rather than $0.
+  const usage = record.usage;
+  if (usage !== undefined && record.provider !== undefined && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) {
+    record.cost = price ? costOf(price, usage, record.startedAt) : UNPRICED;
+  }
   if (res.writableFinished) return false;
   record.aborted = true;
   return true;

@@ -24,6 +24,7 @@ import { closeAfterResponse, sendJson } from '../server/respond.js';
 import { hasLimits, leavePlace, takePlace } from './admit.js';
 import { abortIfLeft, runAttempts } from './attempts.js';
 import { bodyTree } from './body-tree.js';
+import { reserveBudget } from './budget.js';
 import { answerCount } from './count-tokens.js';
 import { type GatewayState, type HandlerDeps, RequestContext, type Served } from './context.js';
 import { endpointOf, listedPaths, pathOf, queryOf, type Endpoint } from './endpoints.js';
@@ -93,7 +94,7 @@ function requestClosed(ctx: RequestContext): void {
   // A body read whole was left paused before its end (see readBody): it ends now. One refused
   // part-way (413) stays paused, so the rest of the upload is not read.
   if (req.complete && !req.readableEnded) req.resume();
-  ctx.left = requestEnded(record, ctx.res);
+  ctx.left = requestEnded(record, ctx.res, ctx.price);
   const cleanups = ctx.cleanups;
   for (let i = cleanups.length - 1; i >= 0; i--) cleanups[i]!(ctx);
   // Logging and observers run outside any promise: whatever they throw must not take the server down.
@@ -151,6 +152,7 @@ function identify(ctx: RequestContext, style: KeyStyle): KeyGroupConfig {
   const { config } = ctx.state;
   const key = authenticateThrottled(ctx.deps.authFailures, config, ctx.req, style);
   keyIdentified(ctx.record, key);
+  ctx.key = key;
   const group = config.keyGroups.get(key.group);
   // Normalisation builds keys from groups, so this only guards a hand-built Config.
   if (!group) throw authenticationFailed('Invalid API key.');
@@ -186,7 +188,12 @@ async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<v
   const request = afterBody(ctx, endpoint, raw);
   // A promise is a count answered without the attempts (count-tokens.ts).
   if (request instanceof Promise) await request;
-  else if (request) await runAttempts(request);
+  else if (request) {
+    // Budgets are asked once the model (its price) and the body (its output cap) are known.
+    const reserving = reserveBudget(request);
+    if (reserving && !(await reserving)) return;
+    await runAttempts(request);
+  }
 }
 
 /**

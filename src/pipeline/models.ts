@@ -8,6 +8,8 @@
  */
 import { groupAllowsModel } from '../auth/authorize.js';
 import type { Config, KeyGroupConfig, ModelConfig } from '../config/types.js';
+import { perMillion, type Rate, ratesAt } from '../cost/price.js';
+import { priceOf } from '../cost/prices.js';
 import { invalidRequest, notFound } from '../errors.js';
 import type { ErrorFamily } from '../protocols/types.js';
 import { assertNever } from '../assert-never.js';
@@ -21,13 +23,34 @@ export function visibleModels(config: Config, group: KeyGroupConfig): ModelConfi
   return [...config.models.values()].filter((m) => groupAllowsModel(group, m.pattern));
 }
 
-function openaiModel(m: ModelConfig, createdSec: number) {
+function openaiModel(m: ModelConfig, createdSec: number, config: Config) {
+  const pricing = openRouterPricing(config, m);
   return {
     id: m.pattern,
     object: 'model',
     created: createdSec,
     owned_by: m.provider,
     ...(m.description ? { description: m.description } : {}),
+    ...(pricing ? { pricing } : {}),
+  };
+}
+
+/**
+ * The model's price as OpenRouter lists it in its OpenAI-shaped model list (USD per token, as decimal
+ * strings), which clients that show prices already read; the SDKs keep unknown fields. The rates
+ * in force now, and a long-context tier's base rate.
+ */
+function openRouterPricing(config: Config, m: ModelConfig) {
+  const provider = config.providers.get(m.provider);
+  const price = provider && priceOf(config, { model: m, provider, upstreamModel: m.upstreamModel ?? m.pattern });
+  if (!price) return undefined;
+  const r = ratesAt(price, Date.now());
+  const perToken = (rate: Rate | undefined) => (rate === undefined ? undefined : (perMillion(rate, 0) / 1e6).toFixed(12).replace(/\.?0+$/, ''));
+  return {
+    prompt: perToken(r.input),
+    completion: perToken(r.output),
+    ...(r.cacheRead !== undefined ? { input_cache_read: perToken(r.cacheRead) } : {}),
+    ...(r.cacheWrite !== undefined ? { input_cache_write: perToken(r.cacheWrite) } : {}),
   };
 }
 
@@ -126,7 +149,7 @@ export function modelsBody(ctx: RequestContext, shape: ModelListShape, id: strin
   const one = (m: ModelConfig) => {
     switch (shape) {
       case 'openai':
-        return openaiModel(m, createdSec);
+        return openaiModel(m, createdSec, ctx.state.config);
       case 'anthropic':
         return anthropicModel(m, createdIso);
       case 'google':

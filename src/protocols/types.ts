@@ -45,6 +45,8 @@ export interface Usage {
   cachedTokens?: number;
   /** Input tokens written to the prompt cache (a part of `inputTokens`), when the provider says. */
   cacheWriteTokens?: number;
+  /** The part of `cacheWriteTokens` written to last an hour (Anthropic's longer cache lifetime, priced apart). */
+  cacheWrite1hTokens?: number;
 }
 
 /** What the gateway reads from a request before routing it. */

@@ -52,14 +52,16 @@ describe('usage for the log and the inspector', () => {
     expect(chatUsage({ usage })).toEqual(expected);
   });
 
-  it("Anthropic: the writes are cache_creation_input_tokens, or the sum of cache_creation's lifetimes when only those are stated", () => {
+  it("Anthropic: the writes are cache_creation_input_tokens, or the sum of cache_creation's lifetimes when only those are stated; the hour's apart (priced apart)", () => {
     const breakdown = { ephemeral_5m_input_tokens: 10, ephemeral_1h_input_tokens: 20 };
-    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation_input_tokens: 30, cache_creation: breakdown })).toEqual({
+    const expected = { inputTokens: 35, outputTokens: 1, cacheWriteTokens: 30, cacheWrite1hTokens: 20 };
+    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation_input_tokens: 30, cache_creation: breakdown })).toEqual(expected);
+    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation: breakdown })).toEqual(expected);
+    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation_input_tokens: 30, cache_creation: { ephemeral_5m_input_tokens: 30, ephemeral_1h_input_tokens: 0 } })).toEqual({
       inputTokens: 35,
       outputTokens: 1,
       cacheWriteTokens: 30,
     });
-    expect(anthropicUsage({ input_tokens: 5, output_tokens: 1, cache_creation: breakdown })).toEqual({ inputTokens: 35, outputTokens: 1, cacheWriteTokens: 30 });
   });
 
   it("follows a Kimi stream, whose usage sits in the last chunk's choice", () => {

@@ -26,6 +26,7 @@ export function logUsage(c: UsageCounts): Usage {
     outputTokens: c.outputTokens,
     cachedTokens: c.cacheReadTokens || undefined,
     cacheWriteTokens: c.cacheWriteTokens || undefined,
+    cacheWrite1hTokens: c.cacheWrite1hTokens || undefined,
   });
 }
 

@@ -13,6 +13,8 @@ import { type Feature, PROTOCOLS, type Protocol, type RequestInfo } from '../pro
 import type { Operation, Provider } from '../providers/types.js';
 import { planUpstream, type Plan } from '../translate/plan.js';
 import { providerForModel } from '../providers/model-protocols.js';
+import type { Price } from '../cost/price.js';
+import { priceOf } from '../cost/prices.js';
 import { resolveModel, type Target } from './resolve-model.js';
 
 const REASONING: ReadonlySet<Feature> = new Set(['reasoning']);
@@ -27,6 +29,8 @@ export interface Route {
   readonly provider: Provider;
   /** Translated to a model without reasoning: the request goes without it. */
   readonly dropReasoning: boolean;
+  /** What the route is charged at; undefined: no price known. */
+  readonly price: Price | undefined;
 }
 
 /** What routing reads of a request: who asks, in which protocol, for what. */
@@ -123,5 +127,5 @@ function makeRoute(ask: RouteAsk, name: string): Route {
   authorizeModel(group, target.model, name, protocol);
   const provider = state.providers.get(target.provider.id);
   if (!provider) throw new GatewayError('internal', `Provider '${target.provider.id}' is not running.`);
-  return { name, target, plan, provider, dropReasoning };
+  return { name, target, plan, provider, dropReasoning, price: priceOf(state.config, target) };
 }

@@ -11,8 +11,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
+import { printable } from '../log/terminal-text.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
+import type { BudgetStore } from '../budgets/budget-store.js';
+import { createMemoryBudgetStore } from '../budgets/memory-store.js';
+import { allLines, type BudgetLine } from '../budgets/plan.js';
+import { addedLines, restoreSpend } from '../budgets/restore.js';
+import { createLedger, type UsageLedger } from '../ledger/writer.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
@@ -49,6 +55,14 @@ export interface GatewayOptions {
   readonly sealKey?: Buffer;
   /** Where translated Responses answers are kept for later references; default: this process's memory. */
   readonly responsesStore?: ResponsesStore;
+  /** Where spend against budgets is kept; default: this process's memory. */
+  readonly budgetStore?: BudgetStore;
+  /**
+   * The usage ledger's folder (`serve`: `<dataDir>/usage`): finished model requests are appended to
+   * it unless `server.ledger` is false, and budgets' spend is restored from it before listening.
+   * Default: no ledger.
+   */
+  readonly ledgerDir?: string;
   /** How long a WebSocket connection may stay silent between responses; default: websocket/upgrade.ts. */
   readonly webSocketIdleMs?: number;
   /** How long a WebSocket connection may stay open, closed between responses once past it; default: websocket/upgrade.ts. */
@@ -71,6 +85,8 @@ export interface Replaced {
   readonly inFlight: number;
   /** Resolves once those requests have finished and its providers are closed (never rejects). */
   readonly retired: Promise<void>;
+  /** Resolves once the budgets the reload added hold their period's spend from the ledger (never rejects). */
+  readonly restored: Promise<void>;
 }
 
 export interface Gateway {
@@ -106,13 +122,38 @@ function capturePolicy(options: GatewayOptions): () => number {
   return () => (watching() ? DEFAULT_CAPTURE_LIMIT : 0);
 }
 
+/** The ledger in `dir`; none (said once) when its folder cannot be made: the gateway serves without it. */
+function openLedger(dir: string, logger: Logger): UsageLedger | undefined {
+  try {
+    return createLedger(dir, (m) => logger.info(m));
+  } catch (err) {
+    logger.info(printable(`cannot keep the usage ledger in ${dir} (${err instanceof Error ? err.message : String(err)}): serving without it`));
+    return undefined;
+  }
+}
+
 export function createGateway(options: GatewayOptions): Gateway {
+  const budgets = options.budgetStore ?? createMemoryBudgetStore();
+  const ledgerDir = options.config.server.ledger === false ? undefined : options.ledgerDir;
+  const ledger = ledgerDir === undefined ? undefined : openLedger(ledgerDir, options.logger);
+  const restore = (config: Config, lines: readonly BudgetLine[]): Promise<void> | undefined => {
+    if (ledgerDir === undefined || lines.length === 0) return undefined;
+    return restoreSpend(ledgerDir, config, lines, budgets).then(
+      (read) => {
+        if (read?.skipped) options.logger.info(`usage ledger: ${read.skipped} lines were not entries and were skipped`);
+      },
+      (err: unknown) =>
+        options.logger.info(printable(`cannot read the usage ledger in ${ledgerDir}: ${err instanceof Error ? err.message : String(err)}; budgets count from now`)),
+    );
+  };
+  // Spend since each budget's period started, before the first request is admitted (listen waits for it).
+  const restored = restore(options.config, allLines(options.config));
   const deps: HandlerDeps = {
     logger: options.logger,
     version: options.version ?? '0.0.0',
     startedAt: Date.now(),
     captureLimit: capturePolicy(options),
-    observers: options.observers ?? [],
+    observers: ledger ? [...(options.observers ?? []), ledger.observer] : (options.observers ?? []),
     mounts: options.mounts ?? [],
     limits: options.limitStore ?? createMemoryLimitStore(),
     load: newServerLoad(),
@@ -120,6 +161,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     listening: { loopback: false },
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
+    budgets,
   };
 
   const generation = (config: Config): Generation => {
@@ -207,12 +249,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       applyServerTimeouts(config);
       const previous = current;
       current = next;
+      // Budgets the reload adds start from what the ledger holds of their period (once it holds every line so far).
+      const added = addedLines(allLines(previous.state.config), allLines(config));
+      const restored = ledger && added.length > 0 ? ledger.flush().then(() => restore(config, added)) : Promise.resolve();
       previous.replaced = true;
       if (previous.inFlight === 0) void closeProviders(previous);
       else draining.add(previous);
-      return { previous: previous.state, inFlight: previous.inFlight, retired: previous.retired };
+      return { previous: previous.state, inFlight: previous.inFlight, retired: previous.retired, restored };
     },
-    listen(port = options.config.server.port, host = options.config.server.host) {
+    async listen(port = options.config.server.port, host = options.config.server.host) {
       if (!isLoopback(host) && current.state.config.keyGroups.size === 0) {
         return Promise.reject(
           new Error(
@@ -221,6 +266,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           ),
         );
       }
+      await restored;
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => {
@@ -246,6 +292,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       await closed;
       await Promise.all([current, ...draining].map(closeProviders));
       draining.clear();
+      // Every request has ended: the ledger writes their lines before the process may go.
+      await ledger?.close();
       await options.logger.close();
     },
   };

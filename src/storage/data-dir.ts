@@ -25,3 +25,6 @@ export function dataDir({ configured, env, platform, home }: DataDirSources): st
       return join(env.XDG_DATA_HOME?.startsWith('/') ? env.XDG_DATA_HOME : join(home, '.local', 'share'), 'model-gateway');
   }
 }
+
+/** The usage ledger's folder in the data folder: one file per month. */
+export const ledgerDir = (data: string): string => join(data, 'usage');

@@ -210,6 +210,8 @@ export interface Usage {
   readonly cacheReadTokens?: number;
   /** Part of `inputTokens` written to the prompt cache. */
   readonly cacheWriteTokens?: number;
+  /** Part of `cacheWriteTokens` written to last an hour (Anthropic prices it apart); read for the cost, not translated. */
+  readonly cacheWrite1hTokens?: number;
   /** Part of `outputTokens` spent on reasoning. */
   readonly reasoningTokens?: number;
 }

@@ -243,7 +243,7 @@ describe('the log', () => {
       for await (const _ of s);
     });
     const lines = (await waitForLines(gw, before + 2)).slice(before);
-    expect(lines[0]).toMatch(/ 200 POST \/v1\/messages claude-test → anthropic\/claude-upstream dev:[0-9a-f]{8} \d+ms in 17 \(5 cached\) out 3$/);
+    expect(lines[0]).toMatch(/ 200 POST \/v1\/messages claude-test → anthropic\/claude-upstream dev:[0-9a-f]{8} \d+ms in 17 \(5 cached\) out 3 no price$/);
     expect(lines[1]).toMatch(/ 200 POST \/v1\/chat\/completions gpt-test → openai\/gpt-upstream dev:[0-9a-f]{8} \d+ms ttfb \d+ms$/);
     const all = gw.output.join('');
     for (const secret of [GATEWAY_KEY, PROVIDER_OPENAI_KEY, PROVIDER_ANTHROPIC_KEY]) expect(all).not.toContain(secret);

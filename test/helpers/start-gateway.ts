@@ -33,6 +33,8 @@ export interface StartOptions {
   readonly observers?: GatewayOptions['observers'];
   readonly mounts?: GatewayOptions['mounts'];
   readonly limitStore?: GatewayOptions['limitStore'];
+  readonly budgetStore?: GatewayOptions['budgetStore'];
+  readonly ledgerDir?: GatewayOptions['ledgerDir'];
 }
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
@@ -54,6 +56,8 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.mounts ? { mounts: options.mounts } : {}),
     ...(options.limitStore ? { limitStore: options.limitStore } : {}),
+    ...(options.budgetStore ? { budgetStore: options.budgetStore } : {}),
+    ...(options.ledgerDir ? { ledgerDir: options.ledgerDir } : {}),
   });
   options.beforeListen?.(gateway);
   const url = await gateway.listen(0, '127.0.0.1');

@@ -9,7 +9,7 @@ import { ExitError } from '../../errors.js';
 import { withCredential } from '../../providers/credentials/rotating-provider.js';
 import { printable } from '../../log/terminal-text.js';
 import { chalkFor } from '../colour.js';
-import { configWarnings, groupsTable, modelsTable, providersTable } from '../describe-config.js';
+import { configWarnings, groupsTable, modelsTable, pricesTable, providersTable } from '../describe-config.js';
 import type { CliIo } from '../io.js';
 import { probeProvider, probeTargets, problemsOf, type ProviderProbe } from '../probe.js';
 import { capabilityTable, probeProvidersTable } from '../probe-report.js';
@@ -48,6 +48,9 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   heading('Models');
   write(modelsTable(config, c));
   write(c.gray('  native: passed through as sent; → p: translated to protocol p; —: not allowed for this model\n'));
+  heading('Prices');
+  write(pricesTable(config, c));
+  write(c.gray('  USD per million tokens; reasoning is output; a model with no price costs "no price", never $0\n'));
   heading('Key groups');
   write(config.keyGroups.size > 0 ? groupsTable(config, c) : `  ${c.yellow('none')}\n`);
   heading('Server limits');

@@ -11,7 +11,7 @@ import { createLogger } from '../../log/logger.js';
 import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { mayInspect } from '../../inspector/sign-in.js';
 import { createGateway, DEFAULT_CAPTURE_LIMIT, type GatewayOptions } from '../../server/gateway.js';
-import { dataDir } from '../../storage/data-dir.js';
+import { dataDir, ledgerDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
 import { printable } from '../../log/terminal-text.js';
 import { VERSION } from '../../version.js';
@@ -84,7 +84,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
             return current !== undefined && mayInspect(current, key);
           },
         });
-  const secret = loadInstallSecret(dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() }));
+  const dir = dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() });
+  const secret = loadInstallSecret(dir);
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
   }
@@ -93,6 +94,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     logger,
     version: VERSION,
     sealKey: secret.key,
+    ledgerDir: ledgerDir(dir),
     ...(inspector ? inspectorWiring(inspector) : {}),
   });
 

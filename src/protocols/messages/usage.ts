@@ -18,6 +18,8 @@ export interface AnthropicCounts {
   output?: number;
   cacheWrite?: number;
   cacheRead?: number;
+  /** The part of `cacheWrite` written for an hour (`cache_creation.ephemeral_1h_input_tokens`). */
+  cacheWrite1h?: number;
   thinking?: number;
 }
 
@@ -40,6 +42,7 @@ export function readCounts(usage: unknown): AnthropicCounts {
     output: num(usage.output_tokens),
     cacheWrite: num(usage.cache_creation_input_tokens) ?? writesByLifetime(usage.cache_creation),
     cacheRead: num(usage.cache_read_input_tokens),
+    cacheWrite1h: isObject(usage.cache_creation) ? num(usage.cache_creation.ephemeral_1h_input_tokens) : undefined,
     thinking: isObject(usage.output_tokens_details) ? num(usage.output_tokens_details.thinking_tokens) : undefined,
   });
 }
@@ -55,6 +58,7 @@ export function messagesUsageCounts(c: AnthropicCounts): UsageCounts {
     outputTokens: c.output,
     cacheReadTokens: c.cacheRead,
     cacheWriteTokens: c.cacheWrite,
+    cacheWrite1hTokens: c.cacheWrite1h,
     reasoningTokens: c.thinking,
   });
 }
