@@ -29,6 +29,8 @@ export interface BannerInput {
   readonly version: string;
   /** The inspector's one-time link, when it is on. */
   readonly inspectorUrl?: string;
+  /** Where Prometheus scrapes the metrics, when they are on, and whether it must send a token. */
+  readonly metrics?: { readonly url: string; readonly token: boolean };
 }
 
 /** A provider credential as the banner may show it: set or not, and its last four characters at most. */
@@ -55,7 +57,7 @@ function providerLine(p: ProviderConfig): string {
   return `${printable(p.id)} (${p.type}, ${where}, ${credential})`;
 }
 
-export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl }: BannerInput): string {
+export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl, metrics }: BannerInput): string {
   const label = (s: string) => c.bold(s.padEnd(10));
   const lines: string[] = [];
   lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(printable(url))}`);
@@ -73,6 +75,9 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
 
   if (inspectorUrl) {
     lines.push(`${label('inspector')}${c.underline(inspectorUrl)} ${c.gray('(works once: it signs this browser in with a cookie)')}`);
+  }
+  if (metrics) {
+    lines.push(`${label('metrics')}${c.underline(printable(metrics.url))} ${c.gray(metrics.token ? '(Prometheus text; send metrics.token as a Bearer token)' : '(Prometheus text)')}`);
   }
 
   const key = source.generatedKey ?? '<your-key>';

@@ -64,6 +64,7 @@ export function createProgram(io: CliIo): Command {
     .option('--inspector-stream-buffer <KiB>', "events an open page may leave unread before its live stream is cut, in KiB (default 1024)", parseCount)
     .option('--inspector-session-idle <hours>', 'an inspector sign-in ends after this many hours unused (default 24)', parseCount)
     .option('--inspector-session-max <hours>', 'and after this many hours however used; also how long the link works unopened (default 168)', parseCount)
+    .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port of metrics.host (default 127.0.0.1), 0 for any free port (turns metrics on; overrides metrics.port)', parsePort)
     .addHelpText(
       'after',
       '\nExamples:\n  $ model-gateway serve\n  $ model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ model-gateway serve --config gateway.config.json --no-watch\n',

@@ -8,6 +8,7 @@ import type { AuthThrottle } from '../auth/throttle.js';
 import type { Config, KeyGroupConfig } from '../config/types.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import type { Logger } from '../log/logger.js';
+import type { MetricsHooks } from '../metrics/hooks.js';
 import type { RequestRecord } from '../log/record.js';
 import type { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
@@ -60,6 +61,8 @@ export interface HandlerDeps {
   readonly seal: ReasoningSeal;
   /** Translated Responses answers kept for later references, shared by every config generation. */
   readonly responses: ResponsesStore;
+  /** What is reported to the metrics besides the records (budget refusals); calls do nothing with metrics off. */
+  readonly metrics: MetricsHooks;
 }
 
 /** What the whole gateway carries at once, across config reloads: model requests in progress, and bytes held in memory. */

@@ -11,9 +11,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
 import type { GatewayKey } from '../config/types.js';
 import { GatewayError } from '../errors.js';
 import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
-import { newRecord, type RequestRecord, type Transport, type Try } from '../log/record.js';
+import { newRecord, type Refusal, type RequestRecord, type Transport, type Try } from '../log/record.js';
 import { printable } from '../log/terminal-text.js';
-import type { Protocol, RequestInfo, Usage } from '../protocols/types.js';
+import type { Operation, Protocol, RequestInfo, Usage } from '../protocols/types.js';
 
 /** Where a handler's records come from: their ids, and how much of each exchange to capture (0: none). */
 export interface RecordSource {
@@ -74,6 +74,11 @@ export function protocolKnown(record: RequestRecord, protocol: Protocol): void {
   record.protocol = protocol;
 }
 
+/** A model endpoint says what the request asks. */
+export function operationKnown(record: RequestRecord, operation: Operation): void {
+  record.operation = operation;
+}
+
 export function keyIdentified(record: RequestRecord, key: GatewayKey): void {
   record.keyGroup = key.group;
   record.keyId = key.id;
@@ -115,6 +120,7 @@ export function attemptStarted(
 ): void {
   const { credential } = request;
   record.credential = credential;
+  record.attemptCount = (record.attemptCount ?? 0) + 1;
   const x = record.exchange;
   if (!x) return;
   const attempt: UpstreamAttempt = {
@@ -222,9 +228,15 @@ export function usageRead(record: RequestRecord, usage: Usage | undefined): void
   if (usage !== undefined) record.usage = usage;
 }
 
-/** The request failed; `message` is safe to show. */
-export function requestFailed(record: RequestRecord, message: string): void {
-  record.error = message;
+/** The request failed with this error, answered in the caller's shape; its message is safe to show. */
+export function requestFailed(record: RequestRecord, error: GatewayError): void {
+  record.error = error.message;
+  record.errorKind = error.kind;
+}
+
+/** Admission refused the request: the server was at its cap, or the key group over one of its limits. */
+export function limitRefused(record: RequestRecord, by: Refusal): void {
+  record.refusedBy = by;
 }
 
 /** The response closed, whole or not. Returns whether the client left before its end. */

@@ -17,6 +17,7 @@ import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
+import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
@@ -38,6 +39,8 @@ export interface GatewayOptions {
   /** Asked as each request starts: capture its exchange? (The inspector: while a page is open.) */
   readonly captureWhile?: () => boolean;
   readonly observers?: readonly RequestObserver[];
+  /** What other parts report to the metrics, when they are on (the metrics' own observer is among `observers`). */
+  readonly metrics?: MetricsHooks;
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
   /** Where key-group limits are kept; default: this process's memory. */
@@ -120,6 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     listening: { loopback: false },
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
+    metrics: options.metrics ?? noMetrics,
   };
 
   const generation = (config: Config): Generation => {

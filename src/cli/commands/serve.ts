@@ -9,7 +9,8 @@ import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { createInspector, type InspectorOptions } from '../../inspector/inspector.js';
-import { createGateway } from '../../server/gateway.js';
+import { createGateway, type Gateway } from '../../server/gateway.js';
+import { DEFAULT_HOST } from '../../config/defaults.js';
 import { dataDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
 import { printable } from '../../log/terminal-text.js';
@@ -37,6 +38,8 @@ export interface ServeFlags {
   inspectorStreamBuffer?: number;
   inspectorSessionIdle?: number;
   inspectorSessionMax?: number;
+  /** `--metrics-port N`: metrics on, served on a listener of their own on this port. */
+  metricsPort?: number;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -45,9 +48,14 @@ const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 5000;
 
 function withFlags(config: Config, flags: ServeFlags): Config {
+  const metrics =
+    flags.metricsPort === undefined
+      ? config.metrics
+      : { host: DEFAULT_HOST, token: undefined, labels: [], ...config.metrics, port: flags.metricsPort };
   return {
     ...config,
     server: { ...config.server, host: flags.host ?? config.server.host, port: flags.port ?? config.server.port },
+    metrics,
   };
 }
 
@@ -75,12 +83,27 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
   }
-  const gateway = createGateway({
+  // Read at start, like the listening address: the gateway's state is read as each request ends.
+  let gateway: Gateway | undefined;
+  // prom-client is loaded only when metrics are on.
+  const metrics = config.metrics
+    ? (await import('../../metrics/metrics.js')).createMetrics(config.metrics, {
+        config: () => gateway!.state.config,
+        providers: () => gateway!.state.providers.values(),
+        allowedHosts: config.server.allowedHosts,
+      })
+    : undefined;
+  const observers = [...(inspector ? [inspector.observer] : []), ...(metrics ? [metrics.observer] : [])];
+  const mounts = [...(inspector ? [inspector.mount] : []), ...(metrics?.mount ? [metrics.mount] : [])];
+  gateway = createGateway({
     config,
     logger,
     version: VERSION,
     sealKey: secret.key,
-    ...(inspector ? { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] } : {}),
+    ...(inspector ? { captureWhile: () => inspector.watching } : {}),
+    ...(observers.length > 0 ? { observers } : {}),
+    ...(mounts.length > 0 ? { mounts } : {}),
+    ...(metrics ? { metrics: metrics.hooks } : {}),
   });
 
   let url: string;
@@ -97,8 +120,33 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       1,
     );
   }
+  let metricsUrl: string | undefined;
+  try {
+    metricsUrl = await metrics?.listen(url);
+  } catch (err) {
+    await gateway.close(0);
+    const where = `${config.metrics?.host}:${config.metrics?.port}`;
+    const code = (err as { code?: string }).code;
+    throw new ExitError(
+      code === 'EADDRINUSE'
+        ? `Cannot serve metrics on ${where}: the port is in use. Pick another with --metrics-port (0 picks a free one).`
+        : `Cannot serve metrics on ${where}: ${(err as Error).message}`,
+      1,
+    );
+  }
   const inspectorUrl = inspector?.link(url);
-  io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION, ...(inspectorUrl ? { inspectorUrl } : {}) }));
+  const metricsLine = metricsUrl && { url: metricsUrl, token: config.metrics?.token !== undefined };
+  io.stdout.write(
+    formatBanner({
+      url,
+      config,
+      source: loaded.source,
+      chalk,
+      version: VERSION,
+      ...(inspectorUrl ? { inspectorUrl } : {}),
+      ...(metricsLine ? { metrics: metricsLine } : {}),
+    }),
+  );
 
   let watcher: ConfigWatcher | undefined;
   const file = loaded.source.filepath;
@@ -117,6 +165,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   // Open inspector pages hold event streams; ended now, they do not make the close wait out its grace period.
   inspector?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
+  await metrics?.close();
   logger.info(chalk.gray('stopped'));
 }
 
