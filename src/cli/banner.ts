@@ -31,6 +31,8 @@ export interface BannerInput {
   readonly inspectorUrl?: string;
   /** Where Prometheus scrapes the metrics, when they are on, and whether it must send a token. */
   readonly metrics?: { readonly url: string; readonly token: boolean };
+  /** Where spans are sent, when tracing is on. */
+  readonly traces?: { readonly url: string; readonly protocol: string };
 }
 
 /** A provider credential as the banner may show it: set or not, and its last four characters at most. */
@@ -57,7 +59,7 @@ function providerLine(p: ProviderConfig): string {
   return `${printable(p.id)} (${p.type}, ${where}, ${credential})`;
 }
 
-export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl, metrics }: BannerInput): string {
+export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl, metrics, traces }: BannerInput): string {
   const label = (s: string) => c.bold(s.padEnd(10));
   const lines: string[] = [];
   lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(printable(url))}`);
@@ -79,6 +81,7 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   if (metrics) {
     lines.push(`${label('metrics')}${c.underline(printable(metrics.url))} ${c.gray(metrics.token ? '(Prometheus text; send metrics.token as a Bearer token)' : '(Prometheus text)')}`);
   }
+  if (traces) lines.push(`${label('traces')}${printable(traces.url)} ${c.gray(`(OTLP ${printable(traces.protocol)})`)}`);
 
   const key = source.generatedKey ?? '<your-key>';
   if (source.generatedKey) {

@@ -92,7 +92,7 @@ type MetricFacts = 'operation' | 'errorKind' | 'attemptCount' | 'refusedBy';
 
 /** What a record says about its request, every field present (undefined until known), in one order. */
 export type RecordFacts = { readonly v: number; readonly time: string } & {
-  readonly [K in Exclude<keyof RequestRecord, 'start' | 'startedAt' | 'exchange' | MetricFacts>]-?: RequestRecord[K];
+  readonly [K in Exclude<keyof RequestRecord, 'start' | 'startedAt' | 'exchange' | 'trace' | MetricFacts>]-?: RequestRecord[K];
 };
 
 /**

@@ -63,6 +63,8 @@ export interface RequestRecord {
   aborted?: boolean | undefined;
   /** The whole exchange, captured when someone will look at it (--verbose, --log-file, the inspector). */
   exchange?: Exchange | undefined;
+  /** The request's trace, when tracing is on: told of its attempts as they happen. */
+  trace?: RequestTrace | undefined;
 }
 
 /** What refuses a request at admission: the server's `maxConcurrentRequests`, or a key group's limit. */
@@ -121,5 +123,32 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     refusedBy: undefined,
     aborted: undefined,
     exchange: undefined,
+    trace: undefined,
   };
+}
+
+/** The route an attempt goes on, as the trace names it. */
+export interface TracedRoute {
+  readonly name: string;
+  readonly target: { readonly provider: { readonly id: string; readonly type: string }; readonly upstreamModel: string };
+  readonly plan: { readonly upstreamProtocol: Protocol };
+}
+
+/**
+ * One request's trace, when tracing is on (src/tracing builds it): its span, and one child span per
+ * upstream attempt, told of what happens as pipeline/events.ts records it.
+ */
+export interface RequestTrace {
+  /** An attempt starts (the record names its credential): its span opens; returns the `traceparent` that goes upstream with it. */
+  attemptStarted(record: RequestRecord, route: TracedRoute): string | undefined;
+  /** The provider answered the attempt's head with this status. */
+  attemptAnswered(status: number): void;
+  /** The attempt failed before an answer was relayed: its span ends with the error. */
+  attemptFailed(error: { readonly kind: string; readonly message: string; readonly status: number | undefined }): void;
+  /** The request's body (kept, cut, only when content is captured). */
+  requestBody(raw: Buffer): void;
+  /** A piece of the response sent to the caller (kept, cut, only when content is captured). */
+  responsePart(data: Buffer | string): void;
+  /** The response closed: the spans end with what the record says. */
+  end(record: RequestRecord): void;
 }

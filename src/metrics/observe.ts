@@ -7,11 +7,10 @@ import type { Counter, Histogram } from 'prom-client';
 import type { Config, MetricLabel } from '../config/types.js';
 import type { RequestRecord } from '../log/record.js';
 import type { RequestObserver } from '../pipeline/context.js';
-import type { Operation } from '../protocols/types.js';
 import type { Provider } from '../providers/types.js';
 import { modelLabels, optionalLabelValues } from './labels.js';
 import type { MetricSet } from './registry.js';
-import { genAiSystem } from './system.js';
+import { genAiOperation, genAiSystem } from './system.js';
 
 /** What the observer reads beyond the record: the state now serving (its config and providers). */
 export interface Served {
@@ -38,9 +37,6 @@ function children<T>(make: (values: string[]) => T): (values: string[]) => T {
 
 const counter = (c: Counter) => children<CounterChild>((v) => c.labels(...v));
 const histogram = (h: Histogram) => children<HistogramChild>((v) => h.labels(...v));
-
-/** `gen_ai.operation.name`: the conventions' "chat" for a request that makes a response. */
-const OPERATION_NAMES = { create: 'chat', count_tokens: 'count_tokens', compact: 'compact' } as const satisfies Record<Operation, string>;
 
 export interface MetricsObserver extends RequestObserver {
   /** Sets the gauges read only when scraped: requests and streams in flight, credential states. */
@@ -93,7 +89,7 @@ export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], se
   const genAi = (record: RequestRecord, config: Config, errorKind: string, optional: string[]) => {
     const provider = record.provider!;
     const [requested, sent] = modelLabels(config, record, named);
-    const base = [genAiSystem(config.providers.get(provider)?.type), OPERATION_NAMES[record.operation ?? 'create'], requested, sent];
+    const base = [genAiSystem(config.providers.get(provider)?.type), genAiOperation(record.operation), requested, sent];
     duration([...base, errorKind, ...optional]).observe((record.durationMs ?? 0) / 1000);
     if (record.stream && record.ttfbMs !== undefined) firstChunk([...base, ...optional]).observe(record.ttfbMs / 1000);
     const usage = record.usage;

@@ -58,7 +58,9 @@ function requestIds(): () => string {
  * waits for every listener added before its upstream call).
  */
 export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
-  const served: Served = { getState, deps, records: { newId: requestIds(), captureLimit: deps.captureLimit } };
+  const tracer = deps.tracer;
+  const records = { newId: requestIds(), captureLimit: deps.captureLimit, ...(tracer ? { trace: (req: IncomingMessage) => tracer.begin(req) } : {}) };
+  const served: Served = { getState, deps, records };
   return function handle(req: IncomingMessage, res: ServerResponse, closed: () => void): void {
     const mount = mountFor(deps, req.url);
     if (mount) {

@@ -18,6 +18,7 @@ import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
+import type { Tracer } from '../tracing/types.js';
 import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   readonly observers?: readonly RequestObserver[];
   /** What other parts report to the metrics, when they are on (the metrics' own observer is among `observers`). */
   readonly metrics?: MetricsHooks;
+  /** Traces each request, when tracing is on (src/tracing); its spans end as the request's observers are told. */
+  readonly tracer?: Tracer;
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
   /** Where key-group limits are kept; default: this process's memory. */
@@ -59,6 +62,13 @@ export interface GatewayOptions {
 }
 
 export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
+
+/** Ends each request's spans once its record is complete, after the log and the other observers have read it. */
+const endTraces: RequestObserver = {
+  requestEnded(record) {
+    record.trace?.end(record);
+  },
+};
 
 /** Addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
@@ -115,7 +125,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     version: options.version ?? '0.0.0',
     startedAt: Date.now(),
     captureLimit: capturePolicy(options),
-    observers: options.observers ?? [],
+    observers: [...(options.observers ?? []), ...(options.tracer ? [endTraces] : [])],
     mounts: options.mounts ?? [],
     limits: options.limitStore ?? createMemoryLimitStore(),
     load: newServerLoad(),
@@ -124,6 +134,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
     metrics: options.metrics ?? noMetrics,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   };
 
   const generation = (config: Config): Generation => {

@@ -33,6 +33,7 @@ export interface StartOptions {
   readonly observers?: GatewayOptions['observers'];
   readonly mounts?: GatewayOptions['mounts'];
   readonly limitStore?: GatewayOptions['limitStore'];
+  readonly tracer?: GatewayOptions['tracer'];
 }
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
@@ -54,6 +55,7 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     ...(options.observers ? { observers: options.observers } : {}),
     ...(options.mounts ? { mounts: options.mounts } : {}),
     ...(options.limitStore ? { limitStore: options.limitStore } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   });
   options.beforeListen?.(gateway);
   const url = await gateway.listen(0, '127.0.0.1');

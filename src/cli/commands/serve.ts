@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
+import { shownEndpoint, tracingSettings } from '../../tracing/settings.js';
 import type { Config } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
@@ -93,6 +94,9 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
         allowedHosts: config.server.allowedHosts,
       })
     : undefined;
+  // The OpenTelemetry packages are loaded only when tracing is on (the config's section or the OTEL_* variables).
+  const traces = tracingSettings(config.tracing, io.env);
+  const tracer = traces ? await (await import('../../tracing/tracer.js')).startTracer(traces, VERSION) : undefined;
   const observers = [...(inspector ? [inspector.observer] : []), ...(metrics ? [metrics.observer] : [])];
   const mounts = [...(inspector ? [inspector.mount] : []), ...(metrics?.mount ? [metrics.mount] : [])];
   gateway = createGateway({
@@ -104,6 +108,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     ...(observers.length > 0 ? { observers } : {}),
     ...(mounts.length > 0 ? { mounts } : {}),
     ...(metrics ? { metrics: metrics.hooks } : {}),
+    ...(tracer ? { tracer } : {}),
   });
 
   let url: string;
@@ -125,6 +130,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     metricsUrl = await metrics?.listen(url);
   } catch (err) {
     await gateway.close(0);
+    await tracer?.shutdown();
     const where = `${config.metrics?.host}:${config.metrics?.port}`;
     const code = (err as { code?: string }).code;
     throw new ExitError(
@@ -145,6 +151,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       version: VERSION,
       ...(inspectorUrl ? { inspectorUrl } : {}),
       ...(metricsLine ? { metrics: metricsLine } : {}),
+      ...(traces ? { traces: { url: shownEndpoint(traces.url), protocol: traces.protocol } } : {}),
     }),
   );
 
@@ -166,6 +173,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   inspector?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
   await metrics?.close();
+  // The spans of the last requests are sent before the process ends.
+  await tracer?.shutdown();
   logger.info(chalk.gray('stopped'));
 }
 
