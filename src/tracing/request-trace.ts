@@ -26,8 +26,9 @@ const utf8 = (data: Buffer | string, room: number): string =>
 
 export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Context): RequestTrace {
   const { api, tracer } = kit;
+  // Named after its operation and model once they are known; a request for another endpoint keeps its method.
   const span = tracer.startSpan(
-    'gen_ai request',
+    req.method ?? 'request',
     { kind: api.SpanKind.SERVER, attributes: { 'http.request.method': req.method ?? '', 'url.path': (req.url ?? '').split('?')[0] ?? '' } },
     parent,
   );

@@ -17,7 +17,8 @@ export async function startTracer(settings: TracingSettings, version: string): P
     import('@opentelemetry/resources'),
     settings.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
   ]);
-  const exporter = new exporterModule.OTLPTraceExporter({ url: settings.url, headers: { ...settings.headers } });
+  // A collector that does not answer holds up serve's stop no longer than this.
+  const exporter = new exporterModule.OTLPTraceExporter({ url: settings.url, headers: { ...settings.headers }, timeoutMillis: 10_000 });
   const provider = new sdk.BasicTracerProvider({
     resource: resources.resourceFromAttributes({ 'service.name': settings.serviceName, 'service.version': version }),
     sampler: new sdk.ParentBasedSampler({ root: new sdk.TraceIdRatioBasedSampler(settings.sampleRatio) }),
