@@ -4,9 +4,10 @@
  * GenAI semantic conventions in Prometheus form where they exist (`gen_ai.client.operation.duration`
  * → `gen_ai_client_operation_duration_seconds`); the gateway's own start with `model_gateway_`.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { MetricLabel } from '../config/types.js';
 import { optionalLabelNames } from './labels.js';
+import { fastCounter, fastHistogram } from './series.js';
 
 /** The GenAI conventions' advised buckets for operation durations, in seconds. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -23,76 +24,68 @@ export function createMetricSet(labels: readonly MetricLabel[]) {
   const registry = new Registry();
   const registers = [registry];
   const optional = optionalLabelNames(labels);
+  // Updated by every request: the fast kind (series.ts). The rest change only when scraped or rarely.
+  const counter = (d: { name: string; help: string; labelNames: string[] }) => fastCounter(registry, d);
+  const histogram = (d: { name: string; help: string; labelNames: string[]; buckets: number[] }) => fastHistogram(registry, d);
   const metricSet = {
     registry,
-    requests: new Counter({
+    requests: counter({
       name: 'model_gateway_requests_total',
       help: 'Requests served, by caller protocol, upstream protocol, provider, route (native, translated, none), status and error kind.',
       labelNames: ['protocol', 'upstream_protocol', 'provider', 'route', 'status', 'error_kind', ...optional],
-      registers,
     }),
-    duration: new Histogram({
+    duration: histogram({
       name: 'gen_ai_client_operation_duration_seconds',
       help: 'Duration of model requests, from their arrival to the end of the response (retries and fallbacks included).',
       labelNames: [...GEN_AI, 'error_type', ...optional],
       buckets: DURATION_BUCKETS,
-      registers,
     }),
-    firstChunk: new Histogram({
+    firstChunk: histogram({
       name: 'gen_ai_client_operation_time_to_first_chunk_seconds',
       help: 'Time from the arrival of a streamed model request to the first chunk of its response sent to the caller.',
       labelNames: [...GEN_AI, ...optional],
       buckets: FIRST_CHUNK_BUCKETS,
-      registers,
     }),
-    tokens: new Histogram({
+    tokens: histogram({
       name: 'gen_ai_client_token_usage',
       help: 'Tokens used per model request, by type: input (cached ones included), output, cache_read and cache_write.',
       labelNames: [...GEN_AI, 'gen_ai_token_type', ...optional],
       buckets: TOKEN_BUCKETS,
-      registers,
     }),
-    cacheTokens: new Counter({
+    cacheTokens: counter({
       name: 'model_gateway_cache_tokens_total',
       help: 'Input tokens read from (cache="read") and written to (cache="write") the providers\' prompt caches.',
       labelNames: ['provider', 'cache'],
-      registers,
     }),
-    cost: new Counter({
+    cost: counter({
       name: 'model_gateway_cost_usd_total',
       help: 'What model requests cost, in US dollars, for models with a known price.',
       labelNames: ['provider', 'gen_ai_request_model', ...optional],
-      registers,
     }),
-    unpriced: new Counter({
+    unpriced: counter({
       name: 'model_gateway_unpriced_requests_total',
       help: 'Model requests whose model has no known price, so their cost is not counted.',
       labelNames: ['provider', 'gen_ai_request_model', ...optional],
-      registers,
     }),
-    attempts: new Counter({
+    attempts: counter({
       name: 'model_gateway_upstream_attempts_total',
       help: 'Upstream requests sent, by provider (each retry and fallback is one).',
       labelNames: ['provider'],
-      registers,
     }),
-    retries: new Counter({
+    retries: counter({
       name: 'model_gateway_upstream_retries_total',
       help: 'Upstream requests that retried the route before them, by provider.',
       labelNames: ['provider'],
-      registers,
     }),
-    fallbacks: new Counter({
+    fallbacks: counter({
       name: 'model_gateway_fallbacks_total',
       help: 'Moves to a fallback model after a route failed, by the provider of the route that failed.',
       labelNames: ['provider'],
-      registers,
     }),
-    refusals: new Counter({
+    refusals: counter({
       name: 'model_gateway_limit_refusals_total',
       help: 'Requests refused at admission, by limit: "server" (maxConcurrentRequests) or a key group\'s requestsPerMinute, concurrentRequests or tokensPerMinute.',
       labelNames: ['limit', ...optional],
-      registers,
     }),
     budgetRefusals: new Counter({
       name: 'model_gateway_budget_refusals_total',

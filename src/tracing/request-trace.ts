@@ -21,6 +21,15 @@ export interface TraceKit {
 /** Bytes of the request body, and of the response, kept on the span with `captureContent`. */
 export const CONTENT_LIMIT = 8 * 1024;
 
+/**
+ * Why the model stopped, as the response to the caller states it: Chat's `finish_reason`, Messages'
+ * `stop_reason`, Gemini's `finishReason`, a Responses answer's `incomplete_details.reason`. Read from
+ * what is sent, whole events at a time, so one pattern serves every protocol and route.
+ */
+const FINISH = /"(?:finish_reason|stop_reason|finishReason)":\s*"([^"\\]{1,64})"|"incomplete_details":\s*\{\s*"reason":\s*"([^"\\]{1,64})"/g;
+/** Distinct reasons kept (a Chat request may ask for several choices). */
+const MAX_REASONS = 8;
+
 const utf8 = (data: Buffer | string, room: number): string =>
   typeof data === 'string' ? data.slice(0, room) : data.subarray(0, room).toString('utf8');
 
@@ -41,6 +50,7 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
   let system: string | undefined;
   let request = '';
   let response = '';
+  const reasons = new Set<string>();
 
   return {
     attemptStarted(record, route: TracedRoute) {
@@ -91,6 +101,10 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
     responsePart(data) {
       const room = CONTENT_LIMIT - response.length;
       if (kit.captureContent && room > 0) response += utf8(data, room);
+      if (reasons.size >= MAX_REASONS) return;
+      for (const m of (typeof data === 'string' ? data : data.toString('latin1')).matchAll(FINISH)) {
+        if (reasons.size < MAX_REASONS) reasons.add(m[1] ?? m[2]!);
+      }
     },
     end(record) {
       const operation = genAiOperation(record.operation);
@@ -123,6 +137,7 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
       set('gen_ai.usage.output_tokens', record.usage?.outputTokens);
       set('gen_ai.usage.cache_read.input_tokens', record.usage?.cachedTokens);
       set('gen_ai.usage.cache_creation.input_tokens', record.usage?.cacheWriteTokens);
+      if (reasons.size > 0) a['gen_ai.response.finish_reasons'] = [...reasons];
       set('gen_ai.response.time_to_first_chunk', record.stream && record.ttfbMs !== undefined ? record.ttfbMs / 1000 : undefined);
       set('http.response.status_code', record.status);
       set('model_gateway.protocol', record.protocol);

@@ -5,6 +5,7 @@
  * and on the gateway's port behind a token.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY } from '../helpers/start-gateway.js';
@@ -70,6 +71,14 @@ describe('metrics on a listener of their own', () => {
     expect(out.status).toBe(0);
   });
   if (!promtool) it.skip('promtool check metrics: promtool is not installed (Debian: apt-get install prometheus)', () => {});
+
+  it('the Grafana dashboard in docs/ names only metrics the gateway serves', () => {
+    const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
+    const named = new Set([...dashboard.matchAll(/\b((?:gen_ai|model_gateway|process)_[a-z_]+?)(?:_bucket|_sum|_count)?\{/g)].map((m) => m[1]));
+    expect(named.size).toBeGreaterThan(10);
+    for (const name of named) expect(served.has(name!), name).toBe(true);
+  });
 
   it('answers only GET /metrics', async () => {
     expect((await call(t.metricsUrl.replace(/\/metrics$/, '/other'), { method: 'GET' })).status).toBe(404);

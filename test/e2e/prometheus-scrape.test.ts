@@ -4,7 +4,7 @@
  * count and the latency histogram, which must match the traffic sent through the SDKs.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,16 @@ describe.skipIf(!installed)('a Prometheus server scraping the gateway', () => {
     ['fallbacks', 'sum(model_gateway_fallbacks_total)', TRAFFIC.fallbacks.down],
   ])('%s: %s', async (_what, query, expected) => {
     expect(await queryUntil(api, query, expected), log).toBe(expected);
+  }, 40_000);
+
+  it('every query of the Grafana dashboard in docs/ is one Prometheus accepts', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8')) as { panels: { title: string; targets: { expr: string }[] }[] };
+    const queries = dashboard.panels.flatMap((p) => p.targets.map((t) => ({ title: p.title, expr: t.expr.replaceAll('$__rate_interval', '1m').replaceAll('$job', '.*') })));
+    expect(queries.length).toBeGreaterThan(10);
+    for (const { title, expr } of queries) {
+      const res = await call(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`, { method: 'GET' });
+      expect(res.status, `${title}: ${res.text}`).toBe(200);
+    }
   }, 40_000);
 
   it('a latency quantile comes out of the histogram', async () => {

@@ -132,6 +132,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces over OTLP %s', (p
       'model_gateway.retries': 0,
       'model_gateway.fallbacks': 0,
       'model_gateway.key_group': 'dev',
+      'gen_ai.response.finish_reasons': ['stop'],
     });
     expect(root.attributes['error.type']).toBeUndefined();
     const [attempt, ...more] = requestSpans(s.collector.spans, root);
@@ -148,6 +149,8 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces over OTLP %s', (p
       'model_gateway.route': 'translated',
       'model_gateway.translation': `messages->${roots.translated.attributes['model_gateway.upstream_protocol']}`,
       'gen_ai.request.model': 'gpt-test',
+      // As the caller's protocol (Messages) says it.
+      'gen_ai.response.finish_reasons': ['end_turn'],
     });
     expect(roots.translated.parentSpanId).toBe('');
     expect(requestSpans(s.collector.spans, roots.translated)).toHaveLength(1);
@@ -166,7 +169,7 @@ describe.each(['http/protobuf', 'http/json'] as const)('traces over OTLP %s', (p
 
   it('streamed: usage from the stream, and the time to the first chunk', () => {
     const a = roots.streamed.attributes;
-    expect(a).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 3 });
+    expect(a).toMatchObject({ 'gen_ai.request.stream': true, 'gen_ai.usage.output_tokens': 3, 'gen_ai.response.finish_reasons': ['stop'] });
     expect(a['gen_ai.response.time_to_first_chunk']).toBeGreaterThan(0);
     expect(requestSpans(s.collector.spans, roots.streamed)).toHaveLength(1);
   });

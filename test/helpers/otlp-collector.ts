@@ -7,6 +7,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import protobuf from 'protobufjs';
 
+/** A span attribute's value; arrays hold the plain kinds (nested arrays are not an OTLP attribute). */
+export type AttributeValue = string | number | boolean | AttributeValue[];
+
 export interface CollectedSpan {
   readonly traceId: string;
   readonly spanId: string;
@@ -15,10 +18,10 @@ export interface CollectedSpan {
   readonly name: string;
   /** OTLP's SpanKind: 2 server, 3 client. */
   readonly kind: number;
-  readonly attributes: Readonly<Record<string, string | number | boolean>>;
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
   /** OTLP's status code: 0 unset, 1 ok, 2 error. */
   readonly status: { readonly code: number; readonly message: string };
-  readonly resource: Readonly<Record<string, string | number | boolean>>;
+  readonly resource: Readonly<Record<string, unknown>>;
 }
 
 export interface Collector {
@@ -55,9 +58,11 @@ const ExportRequest = protobuf.parse(PROTO, { keepCase: false }).root.lookupType
 type Plain = Record<string, unknown>;
 const arr = (v: unknown): Plain[] => (Array.isArray(v) ? (v as Plain[]) : []);
 
+
 /** An AnyValue as a plain value: OTLP/JSON writes int64 as a string, protobufjs decodes it as a string (longs: String). */
-function anyValue(v: Plain | undefined): string | number | boolean {
+function anyValue(v: Plain | undefined): AttributeValue {
   if (!v) return '';
+  if (v.arrayValue !== undefined) return arr((v.arrayValue as Plain).values).map((x) => anyValue(x));
   if (v.stringValue !== undefined) return String(v.stringValue);
   if (v.boolValue !== undefined) return Boolean(v.boolValue);
   if (v.intValue !== undefined) return Number(v.intValue);
@@ -65,7 +70,7 @@ function anyValue(v: Plain | undefined): string | number | boolean {
   return JSON.stringify(v);
 }
 
-const attributes = (list: unknown): Record<string, string | number | boolean> =>
+const attributes = (list: unknown): Record<string, AttributeValue> =>
   Object.fromEntries(arr(list).map((kv) => [String(kv.key), anyValue(kv.value as Plain | undefined)]));
 
 /** An id: hex in OTLP/JSON, bytes in protobuf (decoded here as base64 by toObject). */
