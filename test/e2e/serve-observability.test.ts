@@ -87,4 +87,16 @@ describe('check', () => {
     expect(h.out()).toMatch(line);
     expect(h.out()).not.toContain('a-token-of-twenty-chars');
   });
+
+  it.each<[string, Partial<WrittenConfig>, Record<string, string>, RegExp]>([
+    ['off', {}, {}, /traces\s+off/],
+    ['from the variables', {}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://user:secret@collector:4318' }, /traces\s+http:\/\/collector:4318\/v1\/traces \(OTLP http\/protobuf, sampling 1\)/],
+    ['from the config', { tracing: { otlpEndpoint: 'http://c:4318', protocol: 'http/json', sampleRatio: 0.1, captureContent: true } }, {}, /traces\s+http:\/\/c:4318\/v1\/traces \(OTLP http\/json, sampling 0\.1, with content\)/],
+  ])('shows the traces %s', async (_what, extra, env, line) => {
+    const h = harness(env);
+    writeFileSync(join(h.io.cwd, 'gateway.config.json'), JSON.stringify(testConfig(upstream.url, extra)));
+    expect(await run(['check', '--no-color'], h.io)).toBe(0);
+    expect(h.out()).toMatch(line);
+    expect(h.out()).not.toContain('secret');
+  });
 });

@@ -6,6 +6,7 @@
  */
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
+import { shownEndpoint, type TracingSettings, tracingSettings } from '../../tracing/settings.js';
 import { ExitError } from '../../errors.js';
 import { withCredential } from '../../providers/credentials/rotating-provider.js';
 import { printable } from '../../log/terminal-text.js';
@@ -45,6 +46,7 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   write(`${c.bold('config'.padEnd(8))}${printable(source.description)}\n`);
   write(`${c.bold('server'.padEnd(8))}${printable(clientUrl(config.server))} (request bodies up to ${Number.isInteger(mib) ? `${mib} MiB` : `${config.server.maxBodyBytes} bytes`})\n`);
   write(`${c.bold('metrics'.padEnd(8))}${metricsLine(config)}\n`);
+  write(`${c.bold('traces'.padEnd(8))}${tracesLine(config, io.env)}\n`);
   heading('Providers');
   write(providersTable(config, c));
   heading('Models');
@@ -115,4 +117,17 @@ export function metricsLine(config: Config): string {
       ? `/metrics on the gateway's port, behind a Bearer token`
       : `http://${printable(m.host.includes(':') ? `[${m.host}]` : m.host)}:${m.port}/metrics${m.token !== undefined ? ', behind a Bearer token' : ''}`;
   return `${where}; extra labels: ${m.labels.length > 0 ? m.labels.join(', ') : 'none'}`;
+}
+
+/** Where spans go (the config's section over the OTEL_* variables), or why not. */
+function tracesLine(config: Config, env: Readonly<Record<string, string | undefined>>): string {
+  let settings: TracingSettings | undefined;
+  try {
+    settings = tracingSettings(config.tracing, env);
+  } catch (err) {
+    return printable((err as Error).message);
+  }
+  if (!settings) return 'off';
+  const content = settings.captureContent ? ', with content' : '';
+  return `${printable(shownEndpoint(settings.url))} (OTLP ${settings.protocol}, sampling ${settings.sampleRatio}${content})`;
 }
