@@ -9,7 +9,7 @@ import type { RequestObserver } from '../pipeline/context.js';
 import type { Provider } from '../providers/types.js';
 import { modelLabels, optionalKeySuffix } from './labels.js';
 import type { MetricSet } from './registry.js';
-import { SEP } from './series.js';
+import { type HistogramSeries, observeIn, SEP } from './series.js';
 import { genAiOperation, genAiSystem } from './system.js';
 
 /** What the observer reads beyond the record: the state now serving (its config and providers). */
@@ -25,9 +25,36 @@ export interface MetricsObserver extends RequestObserver {
 
 const STATES = ['ready', 'cooling', 'refused'] as const;
 
+/** The token series of one set of GenAI labels, found once and kept: a request observes into them directly. */
+interface TokenSeries {
+  readonly input: HistogramSeries;
+  readonly output: HistogramSeries;
+  readonly cacheRead: HistogramSeries;
+  readonly cacheWrite: HistogramSeries;
+}
+
+/** Label sets remembered with their series; past it the memo starts again (the series themselves stay). */
+const MEMO_LIMIT = 4096;
+
 export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], served: Served): MetricsObserver {
   const named = labels.includes('model');
   const inFlight = new Set<RequestRecord>();
+  const tokenSeries = new Map<string, TokenSeries>();
+  const tokensOf = (base: string, optional: string): TokenSeries => {
+    const key = base + optional;
+    let t = tokenSeries.get(key);
+    if (t === undefined) {
+      if (tokenSeries.size >= MEMO_LIMIT) tokenSeries.clear();
+      t = {
+        input: m.tokens.series(`${base}${SEP}input${optional}`),
+        output: m.tokens.series(`${base}${SEP}output${optional}`),
+        cacheRead: m.tokens.series(`${base}${SEP}cache_read${optional}`),
+        cacheWrite: m.tokens.series(`${base}${SEP}cache_write${optional}`),
+      };
+      tokenSeries.set(key, t);
+    }
+    return t;
+  };
 
   /** One attempt on `provider` for `model`, after one for `previous` (undefined: the first). */
   const attempted = (provider: string, model: string | undefined, previous: string | undefined) => {
@@ -64,14 +91,15 @@ export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], se
     if (record.stream && record.ttfbMs !== undefined) m.firstChunk.observe(base + optional, record.ttfbMs / 1000);
     const usage = record.usage;
     if (usage) {
-      if (usage.inputTokens !== undefined) m.tokens.observe(`${base}${SEP}input${optional}`, usage.inputTokens);
-      if (usage.outputTokens !== undefined) m.tokens.observe(`${base}${SEP}output${optional}`, usage.outputTokens);
+      const t = tokensOf(base, optional);
+      if (usage.inputTokens !== undefined) observeIn(t.input, usage.inputTokens);
+      if (usage.outputTokens !== undefined) observeIn(t.output, usage.outputTokens);
       if (usage.cachedTokens) {
-        m.tokens.observe(`${base}${SEP}cache_read${optional}`, usage.cachedTokens);
+        observeIn(t.cacheRead, usage.cachedTokens);
         m.cacheTokens.add(`${provider}${SEP}read`, usage.cachedTokens);
       }
       if (usage.cacheWriteTokens) {
-        m.tokens.observe(`${base}${SEP}cache_write${optional}`, usage.cacheWriteTokens);
+        observeIn(t.cacheWrite, usage.cacheWriteTokens);
         m.cacheTokens.add(`${provider}${SEP}write`, usage.cacheWriteTokens);
       }
     }

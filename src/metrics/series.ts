@@ -68,10 +68,13 @@ export function fastCounter(registry: Registry, d: Described): FastCounter {
 export interface FastHistogram {
   /** Observes `value` in the series whose label values, joined by SEP, are `key`. */
   observe(key: string, value: number): void;
+  /** The series of `key`, made if new, to observe into without finding it again. */
+  series(key: string): HistogramSeries;
 }
 
-interface HistogramSeries {
+export interface HistogramSeries {
   readonly labels: Record<string, string>;
+  readonly buckets: readonly number[];
   /** Observations per bucket, not cumulative; the last is above every bound. */
   readonly counts: Float64Array;
   sum: number;
@@ -84,6 +87,8 @@ export function fastHistogram(registry: Registry, d: Described & { readonly buck
   const values = (): MetricValue[] => {
     const out: MetricValue[] = [];
     for (const s of series.values()) {
+      // Made ahead of use (observe.ts keeps a label set's series together) but never observed: not shown.
+      if (s.count === 0) continue;
       let cumulative = 0;
       buckets.forEach((le, i) => {
         cumulative += s.counts[i]!;
@@ -102,18 +107,28 @@ export function fastHistogram(registry: Registry, d: Described & { readonly buck
     aggregator: 'sum',
     get: () => ({ name: d.name, help: d.help, type: 'histogram', aggregator: 'sum', values: values() }),
   });
+  const find = (key: string): HistogramSeries => {
+    let s = series.get(key);
+    if (s === undefined) {
+      s = { labels: labelsOf(d.labelNames, key), buckets, counts: new Float64Array(buckets.length + 1), sum: 0, count: 0 };
+      series.set(key, s);
+    }
+    return s;
+  };
   return {
     observe(key, value) {
-      let s = series.get(key);
-      if (s === undefined) {
-        s = { labels: labelsOf(d.labelNames, key), counts: new Float64Array(buckets.length + 1), sum: 0, count: 0 };
-        series.set(key, s);
-      }
-      let i = 0;
-      while (i < buckets.length && value > buckets[i]!) i++;
-      s.counts[i] = (s.counts[i] ?? 0) + 1;
-      s.sum += value;
-      s.count++;
+      observeIn(find(key), value);
     },
+    series: find,
   };
+}
+
+/** Counts `value` in its bucket of `s`. */
+export function observeIn(s: HistogramSeries, value: number): void {
+  const { buckets } = s;
+  let i = 0;
+  while (i < buckets.length && value > buckets[i]!) i++;
+  s.counts[i] = (s.counts[i] ?? 0) + 1;
+  s.sum += value;
+  s.count++;
 }
