@@ -17,6 +17,10 @@ export interface BannerInput {
   readonly version: string;
   /** The inspector's one-time link, when it is on. */
   readonly inspectorUrl?: string;
+  /** Where Prometheus scrapes the metrics, when they are on, and whether it must send a token. */
+  readonly metrics?: { readonly url: string; readonly token: boolean };
+  /** Where spans are sent, when tracing is on. */
+  readonly traces?: { readonly url: string; readonly protocol: string };
 }
 
 /** A provider credential as the banner may show it: set or not, and its last four characters at most. */
@@ -43,7 +47,7 @@ function providerLine(p: ProviderConfig): string {
   return `${printable(p.id)} (${p.type}, ${where}, ${credential})`;
 }
 
-export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl }: BannerInput): string {
+export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl, metrics, traces }: BannerInput): string {
   const label = (s: string) => c.bold(s.padEnd(10));
   const lines: string[] = [];
   lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(printable(url))}`);
@@ -62,6 +66,10 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   if (inspectorUrl) {
     lines.push(`${label('inspector')}${c.underline(inspectorUrl)} ${c.gray('(works once)')}`);
   }
+  if (metrics) {
+    lines.push(`${label('metrics')}${c.underline(printable(metrics.url))} ${c.gray(metrics.token ? '(Prometheus text; send metrics.token as a Bearer token)' : '(Prometheus text)')}`);
+  }
+  if (traces) lines.push(`${label('traces')}${printable(traces.url)} ${c.gray(`(OTLP ${printable(traces.protocol)})`)}`);
 
   if (source.generatedKey) {
     lines.push(`${label('key')}${c.bold.yellow(source.generatedKey)} ${c.gray('(generated for this run; set MODEL_GATEWAY_KEY to keep one)')}`);

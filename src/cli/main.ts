@@ -83,6 +83,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('--inspector-session-max <hours>', 'and after this many hours however used; also how long the link works unopened (default 168)', parseCount)
     // Set by `model-gateway claude|codex|gemini` for the gateway it starts in the background (see cli/background.ts).
     .addOption(new Option('--background-state <file>').hideHelp())
+    .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port of metrics.host (default 127.0.0.1), 0 for any free port (turns metrics on; overrides metrics.port)', parsePort)
     .addHelpText(
       'after',
       '\nExamples:\n  $ npx model-gateway serve\n  $ npx model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ npx model-gateway serve --config gateway.config.json --no-watch\n',

@@ -14,8 +14,10 @@ import type {
   CredentialConfig,
   GatewayKey,
   KeyGroupConfig,
+  MetricsConfig,
   ModelConfig,
   ProviderConfig,
+  TracingConfig,
 } from './types.js';
 
 type WrittenProvider = ValidatedConfig['providers'][string];
@@ -46,7 +48,17 @@ export function normalizeConfig(written: ValidatedConfig): Config {
   // Host names match in any case: lowercased once here, the guard compares them as they are with each request's.
   const allowedHosts = written.server.allowedHosts.map((h) => h.toLowerCase());
   const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts };
-  return { server, inspector: written.inspector, providers, models, modelGlobs: globs, keyGroups, keys };
+  return { server, inspector: written.inspector, providers, models, modelGlobs: globs, keyGroups, keys, metrics: normalizeMetrics(written.metrics), tracing: normalizeTracing(written.tracing) };
+}
+
+function normalizeMetrics(m: ValidatedConfig['metrics']): MetricsConfig | undefined {
+  if (!m?.enabled) return undefined;
+  return { port: m.port, host: m.host, token: m.token, labels: m.labels };
+}
+
+function normalizeTracing(t: ValidatedConfig['tracing']): TracingConfig | undefined {
+  if (!t) return undefined;
+  return { otlpEndpoint: t.otlpEndpoint, protocol: t.protocol, headers: { ...t.headers }, captureContent: t.captureContent, sampleRatio: t.sampleRatio };
 }
 
 function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {

@@ -134,7 +134,14 @@ const fallbackModels: Rule = (config) => {
   return issues;
 };
 
-const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, modelProtocols, kindRules, credentialLists, groupModels, uniqueKeys, fallbackModels];
+/** Metrics on the gateway's port would be open to every key holder and every client that reaches it: a token guards them. */
+const metricsGuarded: Rule = (config) => {
+  const m = config.metrics;
+  if (!m?.enabled || m.port !== undefined || m.token !== undefined) return [];
+  return [{ path: formatPath(['metrics', 'token']), message: 'metrics served on the gateway\'s port (no "port") need a "token"; or give "port" to serve them on a listener of their own' }];
+};
+
+const RULES: readonly Rule[] = [validIds, modelNames, knownProviders, modelProtocols, kindRules, credentialLists, groupModels, uniqueKeys, fallbackModels, metricsGuarded];
 
 export function checkRules(config: ValidatedConfig): ConfigIssue[] {
   return RULES.flatMap((rule) => rule(config));

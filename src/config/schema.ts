@@ -283,6 +283,72 @@ const keyGroup = z
   })
   .describe('Client keys sharing one set of permissions.');
 
+/** Labels a request's metrics may carry besides the fixed ones, each bounded by the config (see src/metrics/labels.ts). */
+export const METRIC_LABELS = ['keyGroup', 'key', 'model'] as const;
+
+const metrics = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Whether metrics are collected and served (default true once the section is written).'),
+    port: z
+      .int()
+      .min(0)
+      .max(65535)
+      .optional()
+      .describe(
+        'Serve `GET /metrics` on a listener of its own on this port (0 picks a free one). Default: none, metrics are served at `/metrics` on the gateway\'s port behind `token`.',
+      ),
+    host: z
+      .string()
+      .min(1)
+      .default(DEFAULT_HOST)
+      .describe('Interface the metrics listener binds to, with `port` (default 127.0.0.1: this machine only).'),
+    token: z
+      .string()
+      .min(16, 'a metrics token must be at least 16 characters')
+      .optional()
+      .describe(
+        'Bearer token a scraper must send (`Authorization: Bearer <token>`). Required when metrics are served on the gateway\'s port (no `port`); checked on the metrics listener too when given.',
+      ),
+    labels: z
+      .array(z.enum(METRIC_LABELS))
+      .default([])
+      .refine((l) => new Set(l).size === l.length, 'a label is listed twice')
+      .describe(
+        'Labels added to the per-request metrics besides the fixed ones: "keyGroup" (the key group), "key" (the key\'s name, else its id), "model" (the model names as requested and sent, rather than the config entry that matched them). Default: none. Sessions are never labels.',
+      ),
+  })
+  .describe('Prometheus metrics (`GET /metrics`). Off unless this section is written (or `serve --metrics-port`). Read at start.');
+
+const tracing = z
+  .strictObject({
+    otlpEndpoint: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'The OTLP/HTTP collector\'s base URL; spans go to `<otlpEndpoint>/v1/traces`. Default: $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full URL), else $OTEL_EXPORTER_OTLP_ENDPOINT, else http://127.0.0.1:4318.',
+      ),
+    protocol: z
+      .enum(['http/protobuf', 'http/json'])
+      .optional()
+      .describe('How spans are encoded. Default: $OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or $OTEL_EXPORTER_OTLP_PROTOCOL, else "http/protobuf".'),
+    headers: z
+      .record(z.string(), z.string())
+      .default({})
+      .describe('Headers sent to the collector (an API key), over $OTEL_EXPORTER_OTLP_HEADERS. Never logged.'),
+    captureContent: z
+      .boolean()
+      .default(false)
+      .describe('Put the prompt and the completion on the request\'s span, cut to a few KiB each (default false: only counts and names).'),
+    sampleRatio: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe('Share of requests traced (0 to 1), unless the caller\'s `traceparent` decides. Default: $OTEL_TRACES_SAMPLER_ARG for a ratio sampler, else 1.'),
+  })
+  .describe('OpenTelemetry traces over OTLP/HTTP. Off unless this section is written or $OTEL_EXPORTER_OTLP_ENDPOINT / $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set. Read at start.');
+
 export const writtenConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of this JSON Schema, for editors.'),
@@ -298,6 +364,8 @@ export const writtenConfigSchema = z
       .record(z.string(), keyGroup)
       .default({})
       .describe('Client key groups, by name. A request must carry a key from one of them.'),
+    metrics: metrics.optional(),
+    tracing: tracing.optional(),
   })
   .describe(
     'model-gateway configuration. Any string value may reference an environment variable as ${NAME} ($${NAME} for a literal ${NAME}).',

@@ -186,9 +186,35 @@ export interface ServerConfig {
   readonly maxContentBlocks: number;
 }
 
+/** A label a request's metrics may carry besides the fixed ones (see `metrics.labels`). */
+export type MetricLabel = 'keyGroup' | 'key' | 'model';
+
+/** Prometheus metrics, when on. */
+export interface MetricsConfig {
+  /** A listener of its own; undefined: `/metrics` on the gateway's port, behind `token`. */
+  readonly port: number | undefined;
+  readonly host: string;
+  /** The scraper's Bearer token; required without `port`. Never logged. */
+  readonly token: string | undefined;
+  readonly labels: readonly MetricLabel[];
+}
+
+/** OpenTelemetry traces, as written; the `OTEL_*` variables fill in what is left out (see src/tracing). */
+export interface TracingConfig {
+  readonly otlpEndpoint: string | undefined;
+  readonly protocol: 'http/protobuf' | 'http/json' | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly captureContent: boolean;
+  readonly sampleRatio: number | undefined;
+}
+
 export interface Config {
   readonly server: ServerConfig;
   readonly inspector: InspectorConfig;
+  /** Undefined: metrics are off. */
+  readonly metrics?: MetricsConfig | undefined;
+  /** Undefined: no tracing section (the `OTEL_*` variables may still turn tracing on). */
+  readonly tracing?: TracingConfig | undefined;
   readonly providers: ReadonlyMap<string, ProviderConfig>;
   /** Exact-name models, by name. */
   readonly models: ReadonlyMap<string, ModelConfig>;

@@ -87,9 +87,12 @@ export interface ExchangeJson {
   readonly response?: { readonly status?: number; readonly headers?: Record<string, unknown>; readonly body: BodyJson };
 }
 
+/** Facts kept for the metrics and traces, which the log line and the log file leave out (the error and `tries` say as much). */
+type MetricFacts = 'operation' | 'errorKind' | 'attemptCount' | 'refusedBy';
+
 /** What a record says about its request, every field present (undefined until known), in one order. */
 export type RecordFacts = { readonly v: number; readonly time: string } & {
-  readonly [K in Exclude<keyof RequestRecord, 'start' | 'startedAt' | 'exchange'>]-?: RequestRecord[K];
+  readonly [K in Exclude<keyof RequestRecord, 'start' | 'startedAt' | 'exchange' | 'trace' | MetricFacts>]-?: RequestRecord[K];
 };
 
 /**

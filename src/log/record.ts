@@ -1,7 +1,8 @@
 /** Everything one log line (and one log-file entry) says about a request, filled in as it is handled. */
 import type { Exchange } from './exchange.js';
 import type { Cost } from '../cost/cost.js';
-import type { Protocol, Usage } from '../protocols/types.js';
+import type { ErrorKind } from '../errors.js';
+import type { Operation, Protocol, Usage } from '../protocols/types.js';
 
 /** A way a request reaches the gateway other than its own HTTP request. */
 export type Transport = 'websocket';
@@ -17,6 +18,8 @@ export interface RequestRecord {
   /** How the request came: 'websocket' for a message on a Responses WebSocket connection; undefined for an HTTP request. */
   transport?: Transport | undefined;
   protocol?: Protocol | undefined;
+  /** What a model request asks (create, count_tokens, compact); undefined for the other endpoints. */
+  operation?: Operation | undefined;
   /** The protocol spoken upstream (differs from `protocol` when translated). */
   upstreamProtocol?: Protocol | undefined;
   userAgent?: string | undefined;
@@ -50,11 +53,22 @@ export interface RequestRecord {
   warnings?: readonly string[] | undefined;
   /** Why the request failed, safe to show. */
   error?: string | undefined;
+  /** The kind of the error the request was answered with, when it failed before its response started. */
+  errorKind?: ErrorKind | undefined;
+  /** Upstream requests sent, retries and fallbacks included (the log line's `tries` lists the failed ones). */
+  attemptCount?: number | undefined;
+  /** The limit that refused the request at admission: the server's cap or one of its key group's. */
+  refusedBy?: Refusal | undefined;
   /** The client went away before the response was complete. */
   aborted?: boolean | undefined;
   /** The whole exchange, captured when someone will look at it (--verbose, --log-file, the inspector). */
   exchange?: Exchange | undefined;
+  /** The request's trace, when tracing is on: told of its attempts as they happen. */
+  trace?: RequestTrace | undefined;
 }
+
+/** What refuses a request at admission: the server's `maxConcurrentRequests`, or a key group's limit. */
+export type Refusal = 'server' | 'requestsPerMinute' | 'concurrentRequests' | 'tokensPerMinute';
 
 /** A failed upstream attempt, for the log line's route (`gpt-a 529×3 → claude-b`). */
 export interface Try {
@@ -85,6 +99,7 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     agentId: undefined,
     parentAgentId: undefined,
     protocol: undefined,
+    operation: undefined,
     keyGroup: undefined,
     keyId: undefined,
     keyName: undefined,
@@ -103,7 +118,37 @@ export function newRecord(id: string, startedAt: number, start: number, method: 
     usage: undefined,
     cost: undefined,
     error: undefined,
+    errorKind: undefined,
+    attemptCount: 0,
+    refusedBy: undefined,
     aborted: undefined,
     exchange: undefined,
+    trace: undefined,
   };
+}
+
+/** The route an attempt goes on, as the trace names it. */
+export interface TracedRoute {
+  readonly name: string;
+  readonly target: { readonly provider: { readonly id: string; readonly type: string }; readonly upstreamModel: string };
+  readonly plan: { readonly upstreamProtocol: Protocol };
+}
+
+/**
+ * One request's trace, when tracing is on (src/tracing builds it): its span, and one child span per
+ * upstream attempt, told of what happens as pipeline/events.ts records it.
+ */
+export interface RequestTrace {
+  /** An attempt starts (the record names its credential): its span opens; returns the `traceparent` that goes upstream with it. */
+  attemptStarted(record: RequestRecord, route: TracedRoute): string | undefined;
+  /** The provider answered the attempt's head with this status. */
+  attemptAnswered(status: number): void;
+  /** The attempt failed before an answer was relayed: its span ends with the error. */
+  attemptFailed(error: { readonly kind: string; readonly message: string; readonly status: number | undefined }): void;
+  /** The request's body (kept, cut, only when content is captured). */
+  requestBody(raw: Buffer): void;
+  /** A piece of the response sent to the caller (kept, cut, only when content is captured). */
+  responsePart(data: Buffer | string): void;
+  /** The response closed: the spans end with what the record says. */
+  end(record: RequestRecord): void;
 }

@@ -9,13 +9,16 @@ import type { KeyGroupConfig, ServerConfig } from '../config/types.js';
 import { GatewayError, overloaded } from '../errors.js';
 import { printable } from '../log/terminal-text.js';
 import type { Admission, Decision, LimitName } from '../limits/limit-store.js';
+import type { RequestRecord } from '../log/record.js';
 import type { Cleanup, HandlerDeps, Place, ServerLoad } from './context.js';
+import { limitRefused } from './events.js';
 
 export type AdmitDeps = Pick<HandlerDeps, 'load' | 'limits' | 'logger'>;
 
 /** Counts a model request in; throws 503 when the gateway is at `server.maxConcurrentRequests`. */
-function enter(load: ServerLoad, server: ServerConfig): void {
+function enter(load: ServerLoad, server: ServerConfig, record: RequestRecord | undefined): void {
   if (load.active >= server.maxConcurrentRequests) {
+    if (record) limitRefused(record, 'server');
     throw overloaded(`The gateway is serving its maximum of ${server.maxConcurrentRequests} requests at once; retry shortly.`);
   }
   load.active++;
@@ -27,9 +30,12 @@ export const leavePlace: Cleanup = (ctx) => {
   ctx.place?.leave((usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0));
 };
 
-/** A model request's place: counted in at once (503 at the server's cap), its group's limits asked later. */
-export function takePlace(deps: AdmitDeps, server: ServerConfig): Place {
-  enter(deps.load, server);
+/**
+ * A model request's place: counted in at once (503 at the server's cap), its group's limits asked
+ * later. The request's record, when given, says which limit refused it.
+ */
+export function takePlace(deps: AdmitDeps, server: ServerConfig, record?: RequestRecord): Place {
+  enter(deps.load, server, record);
   let left = false;
   let admission: Admission | undefined;
   // A store's end() runs inside the response's close listener: what it throws must not take the server down.
@@ -47,7 +53,10 @@ export function takePlace(deps: AdmitDeps, server: ServerConfig): Place {
   return {
     admit(group) {
       const decided = (decision: Decision): boolean => {
-        if (!decision.ok) throw overLimit(group, decision);
+        if (!decision.ok) {
+          if (record) limitRefused(record, decision.limit);
+          throw overLimit(group, decision);
+        }
         if (left) {
           end(decision.admission, 0);
           return false;

@@ -183,7 +183,8 @@ class Outgoing implements UpstreamRequest {
   ) {
     this.protocol = prepared.protocol;
     this.operation = prepared.operation;
-    this.headers = prepared.headers;
+    // A traced attempt's `traceparent` is its own: the prepared headers serve every attempt on the route.
+    this.headers = request.ctx.record.trace ? { ...prepared.headers } : prepared.headers;
     this.body = prepared.body;
     this.model = prepared.model;
     this.abort = request.ctx.controller;

@@ -9,6 +9,8 @@ import type { BudgetStore, Reservation } from '../budgets/budget-store.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import type { Logger } from '../log/logger.js';
+import type { MetricsHooks } from '../metrics/hooks.js';
+import type { Tracer } from '../tracing/types.js';
 import type { RequestRecord } from '../log/record.js';
 import type { CallAbort } from '../providers/abort.js';
 import type { Provider } from '../providers/types.js';
@@ -64,6 +66,10 @@ export interface HandlerDeps {
   readonly responses: ResponsesStore;
   /** Spend against budgets, shared by every config generation. */
   readonly budgets: BudgetStore;
+  /** What is reported to the metrics besides the records (budget refusals); calls do nothing with metrics off. */
+  readonly metrics: MetricsHooks;
+  /** Traces each request, when tracing is on; undefined otherwise, and then requests do nothing for it. */
+  readonly tracer?: Tracer | undefined;
 }
 
 /** What the whole gateway carries at once, across config reloads: model requests in progress, and bytes held in memory. */

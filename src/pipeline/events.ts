@@ -12,21 +12,24 @@ import type { GatewayKey } from '../config/types.js';
 import { costOf, type Price, UNPRICED } from '../cost/price.js';
 import { GatewayError } from '../errors.js';
 import { capture, emptyBody, newExchange, type UpstreamAttempt } from '../log/exchange.js';
-import { newRecord, type RequestRecord, type Transport, type Try } from '../log/record.js';
+import { newRecord, type Refusal, type RequestRecord, type Transport, type Try } from '../log/record.js';
 import { printable } from '../log/terminal-text.js';
-import type { Protocol, RequestInfo, Usage } from '../protocols/types.js';
+import type { Operation, Protocol, RequestInfo, Usage } from '../protocols/types.js';
+import type { RequestTrace } from '../tracing/types.js';
 
-/** Where a handler's records come from: their ids, and how much of each exchange to capture (0: none). */
+/** Where a handler's records come from: their ids, how much of each exchange to capture (0: none), and their traces. */
 export interface RecordSource {
   newId(): string;
   captureLimit(): number;
+  /** Present only while tracing is on. */
+  readonly trace?: ((req: IncomingMessage) => RequestTrace) | undefined;
 }
 
 /** The facts of a route the record keeps (a route in routing/route.ts is one). */
 export interface RouteFacts {
   /** The gateway model name: the requested one, or a fallback's. */
   readonly name: string;
-  readonly target: { readonly provider: { readonly id: string }; readonly upstreamModel: string };
+  readonly target: { readonly provider: { readonly id: string; readonly type: string }; readonly upstreamModel: string };
   readonly plan: { readonly upstreamProtocol: Protocol; readonly translator?: unknown };
 }
 
@@ -42,6 +45,7 @@ export function requestStarted(req: IncomingMessage, path: string, source: Recor
   clientIds(record, req.headers);
   const limit = source.captureLimit();
   if (limit > 0) record.exchange = newExchange(req.headers, limit);
+  if (source.trace) record.trace = source.trace(req);
   return record;
 }
 
@@ -75,6 +79,11 @@ export function protocolKnown(record: RequestRecord, protocol: Protocol): void {
   record.protocol = protocol;
 }
 
+/** A model endpoint says what the request asks. */
+export function operationKnown(record: RequestRecord, operation: Operation): void {
+  record.operation = operation;
+}
+
 export function keyIdentified(record: RequestRecord, key: GatewayKey): void {
   record.keyGroup = key.group;
   record.keyId = key.id;
@@ -83,6 +92,7 @@ export function keyIdentified(record: RequestRecord, key: GatewayKey): void {
 
 /** The request's body, read whole. */
 export function bodyRead(record: RequestRecord, raw: Buffer): void {
+  record.trace?.requestBody(raw);
   const x = record.exchange;
   if (x) capture(x, x.request, performance.now() - record.start, raw);
 }
@@ -108,14 +118,23 @@ export function routeChosen(record: RequestRecord, route: RouteFacts, warnings: 
   record.warnings = warnings;
 }
 
-/** A request goes to the provider: the headers the gateway sends (without the credential) and the bytes. */
+/**
+ * A request goes to the provider: the headers the gateway sends (without the credential) and the
+ * bytes. While tracing, the attempt's `traceparent` is put in its headers (their own copy: see
+ * attempts.ts's Outgoing).
+ */
 export function attemptStarted(
   record: RequestRecord,
   route: RouteFacts,
-  request: { readonly headers: Readonly<Record<string, string>>; readonly body: Buffer; readonly credential?: string | undefined },
+  request: { readonly headers: Record<string, string>; readonly body: Buffer; readonly credential?: string | undefined },
 ): void {
   const { credential } = request;
   record.credential = credential;
+  record.attemptCount = (record.attemptCount ?? 0) + 1;
+  if (record.trace) {
+    const traceparent = record.trace.attemptStarted(record, route);
+    if (traceparent !== undefined) request.headers.traceparent = traceparent;
+  }
   const x = record.exchange;
   if (!x) return;
   const attempt: UpstreamAttempt = {
@@ -138,6 +157,7 @@ export function attemptStarted(
 
 /** The provider answered this attempt's head. */
 export function attemptAnswered(record: RequestRecord, answer: { readonly status: number; readonly headers: Readonly<Record<string, string | string[] | undefined>> }): void {
+  record.trace?.attemptAnswered(answer.status);
   const attempt = lastAttempt(record);
   if (!attempt) return;
   attempt.status = answer.status;
@@ -164,6 +184,11 @@ export function attemptFailed(record: RequestRecord, route: RouteFacts, err: unk
   const t: Try = { model: route.name, provider: route.target.provider.id };
   if (err instanceof GatewayError && err.upstreamStatus !== undefined) t.status = err.upstreamStatus;
   else t.error = err instanceof GatewayError ? err.kind : 'error';
+  record.trace?.attemptFailed({
+    kind: err instanceof GatewayError ? err.kind : 'error',
+    message: err instanceof Error ? err.message : String(err),
+    status: t.status,
+  });
   record.tries ??= [];
   record.tries.push(t);
 }
@@ -176,19 +201,22 @@ export function answerHead(record: RequestRecord, status: number, headers: Outgo
   x.responseHeaders = headers;
 }
 
-/** The client's answer is the last attempt's, unchanged (passthrough): it is not held twice. */
-export function answerIsUpstream(record: RequestRecord): void {
+/** The client's answer is the last attempt's, unchanged (passthrough): it is not held twice. `body`: a whole one. */
+export function answerIsUpstream(record: RequestRecord, body?: Buffer): void {
+  if (body !== undefined) record.trace?.responsePart(body);
   if (record.exchange) record.exchange.responseIsUpstream = true;
 }
 
 /** The whole body of the client's answer. */
 export function answerBody(record: RequestRecord, body: Buffer | string): void {
+  record.trace?.responsePart(body);
   const x = record.exchange;
   if (x) capture(x, x.response, performance.now() - record.start, body);
 }
 
 /** A piece of a streamed answer goes to the client; the first one marks the time to first byte. */
 export function answerChunk(record: RequestRecord, data: Buffer | string): void {
+  record.trace?.responsePart(data);
   const x = record.exchange;
   if (record.ttfbMs !== undefined && x === undefined) return;
   const t = performance.now() - record.start;
@@ -223,9 +251,15 @@ export function usageRead(record: RequestRecord, usage: Usage | undefined): void
   if (usage !== undefined) record.usage = usage;
 }
 
-/** The request failed; `message` is safe to show. */
-export function requestFailed(record: RequestRecord, message: string): void {
-  record.error = message;
+/** The request failed with this error, answered in the caller's shape; its message is safe to show. */
+export function requestFailed(record: RequestRecord, error: GatewayError): void {
+  record.error = error.message;
+  record.errorKind = error.kind;
+}
+
+/** Admission refused the request: the server was at its cap, or the key group over one of its limits. */
+export function limitRefused(record: RequestRecord, by: Refusal): void {
+  record.refusedBy = by;
 }
 
 /**

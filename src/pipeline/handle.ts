@@ -34,6 +34,7 @@ import {
   bodyParsed,
   bodyRead,
   keyIdentified,
+  operationKnown,
   protocolKnown,
   requestEnded,
   requestFailed,
@@ -58,7 +59,9 @@ function requestIds(): () => string {
  * waits for every listener added before its upstream call).
  */
 export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
-  const served: Served = { getState, deps, records: { newId: requestIds(), captureLimit: deps.captureLimit } };
+  const tracer = deps.tracer;
+  const records = { newId: requestIds(), captureLimit: deps.captureLimit, ...(tracer ? { trace: (req: IncomingMessage) => tracer.begin(req) } : {}) };
+  const served: Served = { getState, deps, records };
   return function handle(req: IncomingMessage, res: ServerResponse, closed: () => void): void {
     const mount = mountFor(deps, req.url);
     if (mount) {
@@ -166,10 +169,11 @@ async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<v
   const { server } = ctx.state.config;
   const protocol: ProtocolModule = protocols[endpoint.protocol];
   protocolKnown(record, protocol.id);
+  operationKnown(record, endpoint.operation);
   const group = identify(ctx, protocol.keyStyle);
   protocol.checkHeaders?.(req.headers);
 
-  const place = takePlace(deps, server);
+  const place = takePlace(deps, server, record);
   ctx.place = place;
   ctx.cleanups.push(leavePlace);
   // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
@@ -230,7 +234,7 @@ function sendError(ctx: RequestContext, err: unknown): void {
   if (res.destroyed || res.writableEnded) return;
   const gatewayError =
     err instanceof GatewayError ? err : new GatewayError('internal', 'The gateway failed to handle this request.', { cause: err });
-  requestFailed(record, gatewayError.message);
+  requestFailed(record, gatewayError);
   if (!(err instanceof GatewayError)) {
     // The message may quote the request: printed escaped, its stack's line breaks kept.
     ctx.deps.logger.info(`internal error in ${record.id}: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);

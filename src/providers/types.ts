@@ -7,9 +7,9 @@ import type { ProviderConfig } from '../config/types.js';
 import type { Operation, Protocol } from '../protocols/types.js';
 import type { GatewayError } from '../errors.js';
 import type { AbortState, CallAbort } from './abort.js';
-import type { CredentialPick } from './credentials/rotation.js';
+import type { CredentialPick, CredentialStanding } from './credentials/rotation.js';
 
-export type { CredentialPick };
+export type { CredentialPick, CredentialStanding };
 
 /**
  * How much of an error answer (non-2xx) is kept, by a transport and by the gateway reading one:
@@ -83,6 +83,8 @@ export interface Provider {
    * when none can. Absent: the provider has one credential.
    */
   pick?(affinity: string | undefined): CredentialPick;
+  /** For a provider with several credentials: where each stands now (read by the metrics when scraped). */
+  standings?(): { readonly name: string; readonly standing: CredentialStanding }[];
   /** Throws `GatewayError` for transport failures (unreachable 502, header timeout 504). */
   send(request: UpstreamRequest): Promise<UpstreamResponse>;
   /**

@@ -23,6 +23,8 @@ import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
+import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
+import type { Tracer } from '../tracing/types.js';
 import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
@@ -44,6 +46,10 @@ export interface GatewayOptions {
   /** Asked as each request starts: capture its exchange? (The inspector: while a page is open.) */
   readonly captureWhile?: () => boolean;
   readonly observers?: readonly RequestObserver[];
+  /** What other parts report to the metrics, when they are on (the metrics' own observer is among `observers`). */
+  readonly metrics?: MetricsHooks;
+  /** Traces each request, when tracing is on (src/tracing); its spans end as the request's observers are told. */
+  readonly tracer?: Tracer;
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
   /** Where key-group limits are kept; default: this process's memory. */
@@ -70,6 +76,13 @@ export interface GatewayOptions {
 }
 
 export const DEFAULT_CAPTURE_LIMIT = 1024 * 1024;
+
+/** Ends each request's spans once its record is complete, after the log and the other observers have read it. */
+const endTraces: RequestObserver = {
+  requestEnded(record) {
+    record.trace?.end(record);
+  },
+};
 
 /** Addresses only this machine can reach. */
 export function isLoopback(host: string): boolean {
@@ -153,7 +166,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     version: options.version ?? '0.0.0',
     startedAt: Date.now(),
     captureLimit: capturePolicy(options),
-    observers: ledger ? [...(options.observers ?? []), ledger.observer] : (options.observers ?? []),
+    observers: [...(options.observers ?? []), ...(ledger ? [ledger.observer] : []), ...(options.tracer ? [endTraces] : [])],
     mounts: options.mounts ?? [],
     limits: options.limitStore ?? createMemoryLimitStore(),
     load: newServerLoad(),
@@ -162,6 +175,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
     budgets,
+    metrics: options.metrics ?? noMetrics,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   };
 
   const generation = (config: Config): Generation => {

@@ -35,6 +35,7 @@ export interface StartOptions {
   readonly limitStore?: GatewayOptions['limitStore'];
   readonly budgetStore?: GatewayOptions['budgetStore'];
   readonly ledgerDir?: GatewayOptions['ledgerDir'];
+  readonly tracer?: GatewayOptions['tracer'];
 }
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
@@ -58,6 +59,7 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     ...(options.limitStore ? { limitStore: options.limitStore } : {}),
     ...(options.budgetStore ? { budgetStore: options.budgetStore } : {}),
     ...(options.ledgerDir ? { ledgerDir: options.ledgerDir } : {}),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
   });
   options.beforeListen?.(gateway);
   const url = await gateway.listen(0, '127.0.0.1');

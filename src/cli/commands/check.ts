@@ -5,6 +5,8 @@
  * problem the probe finds.
  */
 import { loadConfig } from '../../config/load.js';
+import type { Config } from '../../config/types.js';
+import { shownEndpoint, type TracingSettings, tracingSettings } from '../../tracing/settings.js';
 import { ExitError } from '../../errors.js';
 import { withCredential } from '../../providers/credentials/rotating-provider.js';
 import { printable } from '../../log/terminal-text.js';
@@ -43,6 +45,8 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   // Config values, and the providers' answers below, are printed escaped.
   write(`${c.bold('config'.padEnd(8))}${printable(source.description)}\n`);
   write(`${c.bold('server'.padEnd(8))}${printable(clientUrl(config.server))} (request bodies up to ${Number.isInteger(mib) ? `${mib} MiB` : `${config.server.maxBodyBytes} bytes`})\n`);
+  write(`${c.bold('metrics'.padEnd(8))}${metricsLine(config)}\n`);
+  write(`${c.bold('traces'.padEnd(8))}${tracesLine(config, io.env)}\n`);
   heading('Providers');
   write(providersTable(config, c));
   heading('Models');
@@ -105,4 +109,28 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   heading(`${plural(problems.length, 'problem')}`);
   for (const p of problems) write(`  ${c.red('✖')} ${printable(p)}\n`);
   throw new ExitError(`check --probe found ${plural(problems.length, 'problem')}.`, 1);
+}
+
+/** Where the metrics are served, and with which labels; never the token itself. */
+export function metricsLine(config: Config): string {
+  const m = config.metrics;
+  if (!m) return 'off';
+  const where =
+    m.port === undefined
+      ? `/metrics on the gateway's port, behind a Bearer token`
+      : `http://${printable(m.host.includes(':') ? `[${m.host}]` : m.host)}:${m.port}/metrics${m.token !== undefined ? ', behind a Bearer token' : ''}`;
+  return `${where}; extra labels: ${m.labels.length > 0 ? m.labels.join(', ') : 'none'}`;
+}
+
+/** Where spans go (the config's section over the OTEL_* variables), or why not. */
+function tracesLine(config: Config, env: Readonly<Record<string, string | undefined>>): string {
+  let settings: TracingSettings | undefined;
+  try {
+    settings = tracingSettings(config.tracing, env);
+  } catch (err) {
+    return printable((err as Error).message);
+  }
+  if (!settings) return 'off';
+  const content = settings.captureContent ? ', with content' : '';
+  return `${printable(shownEndpoint(settings.url))} (OTLP ${settings.protocol}, sampling ${settings.sampleRatio}${content})`;
 }

@@ -5,12 +5,14 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../config/load.js';
+import { shownEndpoint, tracingSettings } from '../../tracing/settings.js';
 import type { Config, InspectorConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger } from '../../log/logger.js';
 import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { mayInspect } from '../../inspector/sign-in.js';
-import { createGateway, DEFAULT_CAPTURE_LIMIT, type GatewayOptions } from '../../server/gateway.js';
+import { createGateway, DEFAULT_CAPTURE_LIMIT, type Gateway, type GatewayOptions } from '../../server/gateway.js';
+import { DEFAULT_HOST } from '../../config/defaults.js';
 import { dataDir, ledgerDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
 import { printable } from '../../log/terminal-text.js';
@@ -41,6 +43,8 @@ export interface ServeFlags {
   inspectorSessionMax?: number;
   /** Where a gateway started in the background says where it listens (cli/background.ts). */
   backgroundState?: string;
+  /** `--metrics-port N`: metrics on, served on a listener of their own on this port. */
+  metricsPort?: number;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -49,9 +53,14 @@ const HOUR_MS = 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 5000;
 
 function withFlags(config: Config, flags: ServeFlags): Config {
+  const metrics =
+    flags.metricsPort === undefined
+      ? config.metrics
+      : { host: DEFAULT_HOST, token: undefined, labels: [], ...config.metrics, port: flags.metricsPort };
   return {
     ...config,
     server: { ...config.server, host: flags.host ?? config.server.host, port: flags.port ?? config.server.port },
+    metrics,
   };
 }
 
@@ -89,13 +98,33 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
   }
-  const gateway = createGateway({
+  // Read at start, like the listening address: the gateway's state is read as each request ends.
+  let gateway: Gateway | undefined;
+  // prom-client is loaded only when metrics are on.
+  const metrics = config.metrics
+    ? (await import('../../metrics/metrics.js')).createMetrics(config.metrics, {
+        config: () => gateway!.state.config,
+        providers: () => gateway!.state.providers.values(),
+        allowedHosts: config.server.allowedHosts,
+      })
+    : undefined;
+  // The OpenTelemetry packages are loaded only when tracing is on (the config's section or the OTEL_* variables).
+  const traces = tracingSettings(config.tracing, io.env);
+  const tracer = traces ? await (await import('../../tracing/tracer.js')).startTracer(traces, VERSION) : undefined;
+  const wiring = inspector ? inspectorWiring(inspector) : undefined;
+  const observers = [...(wiring?.observers ?? []), ...(metrics ? [metrics.observer] : [])];
+  const mounts = [...(wiring?.mounts ?? []), ...(metrics?.mount ? [metrics.mount] : [])];
+  gateway = createGateway({
     config,
     logger,
     version: VERSION,
     sealKey: secret.key,
     ledgerDir: ledgerDir(dir),
-    ...(inspector ? inspectorWiring(inspector) : {}),
+    ...wiring,
+    ...(observers.length > 0 ? { observers } : {}),
+    ...(mounts.length > 0 ? { mounts } : {}),
+    ...(metrics ? { metrics: metrics.hooks } : {}),
+    ...(tracer ? { tracer } : {}),
   });
 
   served = () => gateway.state.config;
@@ -114,8 +143,35 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       1,
     );
   }
+  let metricsUrl: string | undefined;
+  try {
+    metricsUrl = await metrics?.listen(url);
+  } catch (err) {
+    await gateway.close(0);
+    await tracer?.shutdown();
+    const where = `${config.metrics?.host}:${config.metrics?.port}`;
+    const code = (err as { code?: string }).code;
+    throw new ExitError(
+      code === 'EADDRINUSE'
+        ? `Cannot serve metrics on ${where}: the port is in use. Pick another with --metrics-port (0 picks a free one).`
+        : `Cannot serve metrics on ${where}: ${(err as Error).message}`,
+      1,
+    );
+  }
   const inspectorUrl = inspector?.link(url);
-  io.stdout.write(formatBanner({ url, config, source: loaded.source, chalk, version: VERSION, ...(inspectorUrl ? { inspectorUrl } : {}) }));
+  const metricsLine = metricsUrl && { url: metricsUrl, token: config.metrics?.token !== undefined };
+  io.stdout.write(
+    formatBanner({
+      url,
+      config,
+      source: loaded.source,
+      chalk,
+      version: VERSION,
+      ...(inspectorUrl ? { inspectorUrl } : {}),
+      ...(metricsLine ? { metrics: metricsLine } : {}),
+      ...(traces ? { traces: { url: shownEndpoint(traces.url), protocol: traces.protocol } } : {}),
+    }),
+  );
   if (flags.backgroundState !== undefined) writeState(flags.backgroundState, { pid: process.pid, url, inspectorUrl });
 
   let watcher: ConfigWatcher | undefined;
@@ -135,6 +191,9 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   // Open inspector pages hold event streams; ended now, they do not make the close wait out its grace period.
   inspector?.close();
   await gateway.close(SHUTDOWN_GRACE_MS);
+  await metrics?.close();
+  // The spans of the last requests are sent before the process ends.
+  await tracer?.shutdown();
   if (flags.backgroundState !== undefined) clearState(flags.backgroundState, process.pid);
   logger.info(chalk.gray('stopped'));
 }

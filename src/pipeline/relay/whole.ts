@@ -43,7 +43,7 @@ function sendWhole(ctx: RelayContext, upstream: UpstreamResponse, body: Buffer):
   if (dropped !== undefined) headers['x-model-gateway-dropped'] = dropped;
   upstreamChunk(record, body);
   answerHead(record, upstream.status, headers);
-  if (sent === body) answerIsUpstream(record);
+  if (sent === body) answerIsUpstream(record, body);
   else answerBody(record, sent);
   ctx.res.writeHead(upstream.status, headers);
   ctx.res.end(sent);

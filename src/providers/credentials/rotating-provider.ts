@@ -28,6 +28,7 @@ export function rotatingProvider(config: ProviderConfig, create: (config: Provid
     id: config.id,
     config,
     pick: (affinity) => rotation.pick(affinity),
+    standings: () => rotation.standings(),
     async send(req: UpstreamRequest): Promise<UpstreamResponse> {
       const [name, provider] = providerOf(req);
       const answer = await provider.send(req);

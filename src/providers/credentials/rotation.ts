@@ -24,7 +24,12 @@ export interface CredentialPick {
   settle(tokens: number): void;
 }
 
+/** Where a credential stands: taking calls, cooling down after a 429/529, or refused by the upstream until a reload. */
+export type CredentialStanding = 'ready' | 'cooling' | 'refused';
+
 export interface Rotation {
+  /** Each credential's standing now, in the config's order (for the metrics). */
+  standings(): { readonly name: string; readonly standing: CredentialStanding }[];
   /** The credential for the next call; throws a 429 GatewayError when none can take one. */
   pick(affinity: string | undefined): CredentialPick;
   /** What the upstream answered a call made with `name`. */
@@ -67,6 +72,10 @@ export function createRotation(providerId: string, credentials: readonly Credent
   };
 
   return {
+    standings() {
+      const now = clock();
+      return entries.map((e) => ({ name: e.config.name, standing: e.refused ? 'refused' : e.coolingUntil > now ? 'cooling' : 'ready' }));
+    },
     pick(key) {
       const now = clock();
       let wait = Number.POSITIVE_INFINITY;
