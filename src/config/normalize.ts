@@ -45,7 +45,8 @@ export function normalizeConfig(written: ValidatedConfig): Config {
   // Host names match in any case: lowercased once here, the guard compares them as they are with each request's.
   const allowedHosts = written.server.allowedHosts.map((h) => h.toLowerCase());
   const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts };
-  return { server, providers, models, modelGlobs: globs, keyGroups, keys };
+  const state = written.state && { ...written.state, onRedisDown: { ...written.state.onRedisDown } };
+  return { server, providers, models, modelGlobs: globs, keyGroups, keys, ...(state ? { state } : {}) };
 }
 
 function normalizeProvider(id: string, p: WrittenProvider): ProviderConfig {

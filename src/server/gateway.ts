@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
-import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { LimitStore } from '../limits/limit-store.js';
+import { gatewayLimitStore } from '../limits/shared-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
 import { newAuthThrottle } from '../auth/throttle.js';
@@ -40,7 +40,7 @@ export interface GatewayOptions {
   readonly observers?: readonly RequestObserver[];
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
-  /** Where key-group limits are kept; default: this process's memory. */
+  /** Where key-group limits are kept; default: Redis when the config has `state.redis`, else this process's memory. */
   readonly limitStore?: LimitStore;
   /**
    * The key of the gateway's reasoning seals (`serve`: the install secret, so that seals outlive a
@@ -107,6 +107,8 @@ function capturePolicy(options: GatewayOptions): () => number {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
+  // A store the gateway made is the gateway's to close; one given to it stays its giver's.
+  const ownLimits = options.limitStore ? undefined : gatewayLimitStore(options.config, options.logger);
   const deps: HandlerDeps = {
     logger: options.logger,
     version: options.version ?? '0.0.0',
@@ -114,7 +116,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     captureLimit: capturePolicy(options),
     observers: options.observers ?? [],
     mounts: options.mounts ?? [],
-    limits: options.limitStore ?? createMemoryLimitStore(),
+    limits: options.limitStore ?? ownLimits!,
     load: newServerLoad(),
     authFailures: newAuthThrottle(),
     listening: { loopback: false },
@@ -246,6 +248,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       await closed;
       await Promise.all([current, ...draining].map(closeProviders));
       draining.clear();
+      // After the last request's end, so that its slot is given back rather than left to expire.
+      await ownLimits?.close();
       await options.logger.close();
     },
   };
