@@ -26,8 +26,6 @@ export interface RedisConnection {
   readonly up: boolean;
   /** A command failed (or timed out): Redis is down until it answers a PING. */
   failed(err: unknown): void;
-  /** Resolves once Redis answered, or rejects with why not, within `withinMs`. */
-  ready(withinMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,23 +85,6 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
       return up;
     },
     failed: markDown,
-    ready(withinMs) {
-      if (client.status === 'ready') return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        const done = (err?: Error) => {
-          clearTimeout(timer);
-          client.off('ready', onReady);
-          client.off('error', onError);
-          if (err) reject(err);
-          else resolve();
-        };
-        const onReady = () => done();
-        const onError = (err: Error) => done(err);
-        const timer = setTimeout(() => done(new Error(`no answer within ${withinMs} ms`)), withinMs);
-        client.once('ready', onReady);
-        client.once('error', onError);
-      });
-    },
     async close() {
       closed = true;
       clearInterval(probe);
