@@ -44,7 +44,10 @@ interface GroupKeys {
   readonly tpm: string;
 }
 
+/** The admission script's refusals, by the number it names them with. */
 const REFUSED_BY: readonly LimitName[] = ['tokensPerMinute', 'concurrentRequests', 'requestsPerMinute'];
+/** No limit makes a request wait longer than a minute. */
+const MINUTE_MS = 60_000;
 
 export function createRedisLimitStore(options: RedisLimitStoreOptions): RedisLimitStore {
   const { connection, clock } = options;
@@ -120,10 +123,14 @@ export function createRedisLimitStore(options: RedisLimitStoreOptions): RedisLim
       const slot = limits.concurrentRequests !== undefined ? `${instance}:${(next++).toString(36)}` : undefined;
       const args = [time(now), limits.requestsPerMinute ?? 0, limits.concurrentRequests ?? 0, limits.tokensPerMinute ?? 0, slot ?? '', ttl];
       return run(ADMIT, [k.rpm, k.slots, k.tpm], args).then((reply): Decision => {
-        const [ok, which, wait] = reply as [number, number?, number?];
+        // Whatever answers on that port is read as hostile: anything but the script's two shapes is a failure.
+        const [ok, which, wait] = Array.isArray(reply) ? (reply as unknown[]) : [];
         if (ok === 1) return admitted(k, slot, limits.tokensPerMinute !== undefined);
-        const limit = REFUSED_BY[(which ?? 1) - 1] ?? 'requestsPerMinute';
-        return { ok: false, limit, value: limits[limit] ?? 0, retryAfterMs: Math.max(1, Math.ceil(Number(wait))) };
+        const limit = typeof which === 'number' ? REFUSED_BY[which - 1] : undefined;
+        if (ok !== 0 || limit === undefined || typeof wait !== 'number' || !Number.isFinite(wait)) {
+          throw new Error('Redis answered the admission script with something else than its answer');
+        }
+        return { ok: false, limit, value: limits[limit] ?? 0, retryAfterMs: Math.min(MINUTE_MS, Math.max(1, Math.ceil(wait))) };
       });
     },
     close() {
