@@ -1,22 +1,19 @@
 /**
- * The limit store a gateway runs with: this process's memory, or, with `state.redis`, Redis
- * behind the `state.onRedisDown.limits` policy. While Redis is down (a command failed or timed
- * out, until it answers again; see state/redis-connection.ts), `open` decides in this process's
- * memory and `closed` refuses at once, as a store that cannot decide (503 in the caller's shape);
- * neither waits on Redis. An admission granted by one store is ended on that store.
+ * Key-group limits in Redis behind the `state.onRedisDown.limits` policy. While Redis is down (a
+ * command failed or timed out, until it answers again; see state/redis-connection.ts), `open`
+ * decides in this process's memory and `closed` refuses at once, as a store that cannot decide
+ * (503 in the caller's shape); neither waits on Redis. An admission granted by one store is ended
+ * on that store.
  */
-import type { Config, GroupLimits, OnRedisDown, StateConfig } from '../config/types.js';
-import type { Logger } from '../log/logger.js';
-import { connectRedis, type RedisConnection } from '../state/redis-connection.js';
+import type { GroupLimits, OnRedisDown, StateConfig } from '../config/types.js';
+import type { RedisConnection } from '../state/redis-connection.js';
 import { LimitStoreDown, type Decision, type LimitStore } from './limit-store.js';
 import { createMemoryLimitStore } from './memory-store.js';
 import { createRedisLimitStore, type RedisLimitStoreOptions } from './redis-store.js';
 
-/** A store with a connection to close when the gateway stops. */
-export interface GatewayLimitStore extends LimitStore {
-  /** Where limits are kept, for `check` and the banner. */
-  readonly where: 'memory' | 'redis';
-  close(): Promise<void>;
+/** The Redis store behind its policy; `close` stops it pushing back slots (the connection is its owner's). */
+export interface SharedLimitStore extends LimitStore {
+  close(): void;
 }
 
 const WHILE_DOWN = {
@@ -24,19 +21,15 @@ const WHILE_DOWN = {
   closed: 'requests of key groups with limits are refused (503) until it answers',
 } as const satisfies Record<OnRedisDown, string>;
 
-export function gatewayLimitStore(config: Config, logger: Logger): GatewayLimitStore {
-  const state = config.state;
-  if (!state) return { ...createMemoryLimitStore(), where: 'memory', close: async () => {} };
-  const connection = connectRedis({ state, logger, whileDown: WHILE_DOWN[state.onRedisDown.limits] });
-  return sharedLimitStore(connection, state);
-}
+/** What a gateway does about its limits while Redis is down, for the outage's log line. */
+export const whileRedisDown = (state: Pick<StateConfig, 'onRedisDown'>): string => WHILE_DOWN[state.onRedisDown.limits];
 
 /** Redis behind the policy; `slotTtlMs` and `clock` for tests (see redis-store.ts). */
 export function sharedLimitStore(
   connection: RedisConnection,
   state: Pick<StateConfig, 'keyPrefix' | 'onRedisDown'>,
   testing: Pick<RedisLimitStoreOptions, 'slotTtlMs' | 'clock'> = {},
-): GatewayLimitStore {
+): SharedLimitStore {
   const redis = createRedisLimitStore({ connection, keyPrefix: state.keyPrefix, ...testing });
   const local = createMemoryLimitStore(testing.clock);
   const open = state.onRedisDown.limits === 'open';
@@ -45,7 +38,6 @@ export function sharedLimitStore(
     throw new LimitStoreDown();
   };
   return {
-    where: 'redis',
     admit(group, limits, now) {
       if (!connection.up) return down(group, limits, now);
       return redis.admit(group, limits, now).catch((err: unknown) => {
@@ -53,9 +45,6 @@ export function sharedLimitStore(
         return down(group, limits, now);
       });
     },
-    async close() {
-      redis.close();
-      await connection.close();
-    },
+    close: redis.close,
   };
 }

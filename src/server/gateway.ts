@@ -13,12 +13,11 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import type { LimitStore } from '../limits/limit-store.js';
-import { gatewayLimitStore } from '../limits/shared-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
-import { newAuthThrottle } from '../auth/throttle.js';
 import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
+import { sharedState } from './shared-state.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
 import { createHandler } from '../pipeline/handle.js';
 import { acceptWebSockets } from '../websocket/upgrade.js';
@@ -40,7 +39,7 @@ export interface GatewayOptions {
   readonly observers?: readonly RequestObserver[];
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
-  /** Where key-group limits are kept; default: Redis when the config has `state.redis`, else this process's memory. */
+  /** Where key-group limits are kept (the caller closes it); default: Redis when the config has `state.redis`, else this process's memory. */
   readonly limitStore?: LimitStore;
   /**
    * The key of the gateway's reasoning seals (`serve`: the install secret, so that seals outlive a
@@ -107,8 +106,8 @@ function capturePolicy(options: GatewayOptions): () => number {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  // A store the gateway made is the gateway's to close; one given to it stays its giver's.
-  const ownLimits = options.limitStore ? undefined : gatewayLimitStore(options.config, options.logger);
+  // Read at start: a reload that changes `state` is applied by a restart (cli/watch-config.ts says so).
+  const shared = sharedState(options.config, options.logger, options.limitStore);
   const deps: HandlerDeps = {
     logger: options.logger,
     version: options.version ?? '0.0.0',
@@ -116,9 +115,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     captureLimit: capturePolicy(options),
     observers: options.observers ?? [],
     mounts: options.mounts ?? [],
-    limits: options.limitStore ?? ownLimits!,
+    limits: shared.limits,
     load: newServerLoad(),
-    authFailures: newAuthThrottle(),
+    authFailures: shared.authFailures,
     listening: { loopback: false },
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
@@ -249,7 +248,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       await Promise.all([current, ...draining].map(closeProviders));
       draining.clear();
       // After the last request's end, so that its slot is given back rather than left to expire.
-      await ownLimits?.close();
+      await shared.close();
       await options.logger.close();
     },
   };

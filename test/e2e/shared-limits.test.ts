@@ -229,6 +229,25 @@ describe.skipIf(!HAS_REDIS)(redisSuite('limits shared by several gateways throug
     expect(await chat(gw.url)).toEqual({ status: 200 });
   });
 
+  it('the wrong-key throttle counts the failures of all gateways: a guesser spreading over two gets the limit, not twice it', async () => {
+    const config = { ...sharedConfig({ requestsPerMinute: 100 }), server: { authFailuresPerMinute: 3 } } as WrittenConfig;
+    const gateways = [await startGateway(config), await startGateway(config)];
+    running.push(...gateways);
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 10; i++) {
+      const answer = await new OpenAI({ baseURL: `${gateways[i % 2]!.url}/v1`, apiKey: `wrong-key-${i}`, maxRetries: 0 })
+        .chat.completions.create({ model: 'gpt-test', messages: user })
+        .catch((err: unknown) => err);
+      if (!(answer instanceof OpenAI.APIError)) throw new Error(`expected a refusal, got ${JSON.stringify(answer)}`);
+      statuses.push(answer.status === 429 ? String(answer.code) : answer.status!);
+    }
+    const refusedKeys = statuses.filter((x) => x === 401).length;
+    // Alone, each gateway would check 3 keys (6 in all); together the limit's 3, and at most one more on the gateway that had not heard.
+    expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
+    expect(refusedKeys).toBeLessThanOrEqual(4);
+    expect(statuses.slice(refusedKeys)).toEqual(Array(10 - refusedKeys).fill('too_many_authentication_failures'));
+  });
+
   it('a gateway killed with slots held frees them by expiry: the other gateway is refused, then served', async () => {
     const config = sharedConfig({ concurrentRequests: 2 });
     const dir = mkdtempSync(join(tmpdir(), 'mgw-shared-config-'));
