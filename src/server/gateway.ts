@@ -124,7 +124,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const generation = (config: Config): Generation => {
-    const state: GatewayState = { config, providers: createProviders(config, options.providerDeps) };
+    const providerDeps = shared.cooldowns ? { ...options.providerDeps, cooldowns: shared.cooldowns } : options.providerDeps;
+    const state: GatewayState = { config, providers: createProviders(config, providerDeps) };
     let markRetired = () => {};
     const retired = new Promise<void>((resolve) => (markRetired = resolve));
     return { state, handle: createHandler(() => state, deps), inFlight: 0, replaced: false, closing: undefined, retired, markRetired };

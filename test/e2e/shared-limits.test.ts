@@ -14,8 +14,9 @@ import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
+import { Redis } from 'ioredis';
 import { cannedReply } from '../helpers/canned.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
@@ -121,7 +122,7 @@ const quiet = (gateways: readonly TestGateway[]) => until(() => gateways.reduce(
 
 const slotsHeld = (config: WrittenConfig) => async () => Number(await redis.command('ZCARD', `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`));
 
-describe.skipIf(!HAS_REDIS)(redisSuite('limits shared by several gateways through Redis'), () => {
+describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redis'), () => {
   it('two gateway processes sharing a group limit of 10 requests per minute admit 10 in all (±1) under concurrent load', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgw-shared-config-'));
     const file = join(dir, 'gateway.config.json');
@@ -246,6 +247,63 @@ describe.skipIf(!HAS_REDIS)(redisSuite('limits shared by several gateways throug
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
     expect(refusedKeys).toBeLessThanOrEqual(4);
     expect(statuses.slice(refusedKeys)).toEqual(Array(10 - refusedKeys).fill('too_many_authentication_failures'));
+  });
+
+  it('a credential one gateway saw throttled (429) cools down on the other too: its next call goes to the next credential', async () => {
+    const keys = { alpha: 'sk-ant-alpha-secret-000000000001', beta: 'sk-ant-beta-secret-0000000000002' };
+    const calls: string[] = [];
+    let throttleAlpha = true;
+    upstream.always((req: Received, res: ServerResponse) => {
+      const name = req.headers['x-api-key'] === keys.alpha ? 'alpha' : req.headers['x-api-key'] === keys.beta ? 'beta' : '?';
+      calls.push(name);
+      if (name === 'alpha' && throttleAlpha) {
+        // Once: afterwards alpha would answer, so only a gateway that heard of the cool-down keeps away from it.
+        throttleAlpha = false;
+        sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message: 'rate limited' } }, { 'retry-after': '30' });
+      } else cannedReply(req, res);
+    });
+    const keyPrefix = `e2e-${process.pid}-${prefixes++}:`;
+    const config = {
+      providers: {
+        claude: {
+          type: 'anthropic',
+          baseUrl: upstream.url,
+          retries: 2,
+          credentials: [
+            { name: 'alpha', apiKey: keys.alpha },
+            { name: 'beta', apiKey: keys.beta, priority: 1 },
+          ],
+        },
+      },
+      models: { 'claude-test': { provider: 'claude' } },
+      keyGroups: { dev: { keys: [GATEWAY_KEY] } },
+      state: { redis: redis.url, keyPrefix },
+    } as WrittenConfig;
+    const a = await startGateway(config);
+    const b = await startGateway(config);
+    running.push(a, b);
+    // Both gateways listen, and so does the test: once it heard the cool-down, the other gateway's listener had it first.
+    const channel = `${keyPrefix}credential-cooldowns`;
+    const observer = new Redis(redis.url);
+    try {
+      await until(async () => ((await observer.pubsub('NUMSUB', channel)) as [string, number])[1] === 2, 'both gateways to listen');
+      const heard = new Promise<string>((resolve) => observer.on('message', (_channel: string, text: string) => resolve(text)));
+      await observer.subscribe(channel);
+
+      const first = await anthropic(a.url).messages.create({ model: 'claude-test', max_tokens: 5, messages: user });
+      expect(first.content[0]).toMatchObject({ type: 'text' });
+      expect(calls).toEqual(['alpha', 'beta']);
+      expect(JSON.parse(await heard)).toMatchObject({ provider: 'claude', credential: 'alpha', ms: 30_000 });
+      // The message names the credential, never its key.
+      expect(await heard).not.toContain(keys.alpha);
+
+      await new Promise((r) => setTimeout(r, 50));
+      calls.length = 0;
+      await anthropic(b.url).messages.create({ model: 'claude-test', max_tokens: 5, messages: user });
+      expect(calls).toEqual(['beta']);
+    } finally {
+      observer.disconnect();
+    }
   });
 
   it('a gateway killed with slots held frees them by expiry: the other gateway is refused, then served', async () => {
