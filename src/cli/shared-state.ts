@@ -58,6 +58,7 @@ export async function probeRedis(state: StateConfig, timeoutMs: number): Promise
     retryStrategy: () => null,
     enableOfflineQueue: false,
     connectionName: 'model-gateway-check',
+    disconnectTimeout: timeoutMs,
   });
   // A failed connection rejects with only "Connection is closed."; the error event before it says why.
   let why: Error | undefined;

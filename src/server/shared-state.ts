@@ -35,7 +35,8 @@ export function sharedState(config: Config, logger: Logger, given?: LimitStore):
     cooldowns,
     async close() {
       own?.close();
-      await Promise.all([cooldowns.close(), redis.close()]);
+      cooldowns.close();
+      await redis.close();
     },
   };
 }

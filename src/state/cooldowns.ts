@@ -18,7 +18,7 @@ const MAX_COOL_DOWN_MS = 24 * 60 * 60 * 1000;
 export interface SharedCooldowns {
   report(provider: string, credential: string, ms: number): void;
   listen(provider: string, cool: (credential: string, ms: number) => void): () => void;
-  close(): Promise<void>;
+  close(): void;
 }
 
 export function shareCooldowns(connection: Pick<RedisConnection, 'client' | 'up' | 'failed'>, keyPrefix: string): SharedCooldowns {
@@ -56,9 +56,10 @@ export function shareCooldowns(connection: Pick<RedisConnection, 'client' | 'up'
         if (set.size === 0) listeners.delete(provider);
       };
     },
-    async close() {
+    close() {
       listeners.clear();
-      await subscriber.quit().catch(() => subscriber.disconnect());
+      // Nothing is waiting for an answer here: dropped at once, whatever state it is in.
+      subscriber.disconnect();
     },
   };
 }

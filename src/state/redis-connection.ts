@@ -46,6 +46,8 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     maxRetriesPerRequest: 0,
     retryStrategy: (times: number) => Math.min(times * 100, MAX_RECONNECT_DELAY_MS),
     connectionName: 'model-gateway',
+    // How long a closing socket may take to close; it also holds the process that long when the socket was already gone.
+    disconnectTimeout: state.commandTimeoutMs,
   });
 
   let up = true;
