@@ -32,7 +32,7 @@ export interface RedisConnection {
 export interface RedisConnectionOptions {
   readonly state: StateConfig;
   readonly logger: Logger;
-  /** What the gateway does while Redis is down, for the outage's log line ("limits: serving with this process's own counters"). */
+  /** What the gateway does while Redis is down, for the outage's log line (shared-store.ts `whileRedisDown`). */
   readonly whileDown: string;
 }
 
@@ -51,7 +51,6 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
   });
 
   let up = true;
-  let outageLogged = false;
   let probe: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -60,15 +59,13 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     probe = undefined;
     if (up) return;
     up = true;
-    if (outageLogged) logger.info(`Redis at ${where} answers again: limits are shared again`);
-    outageLogged = false;
+    logger.info(`Redis at ${where} answers again: limits are shared again`);
   };
   const markDown = (err: unknown) => {
     if (closed) return;
     if (up) {
       up = false;
-      if (!outageLogged) logger.info(`Redis at ${where} cannot be reached (${messageOf(err)}); ${options.whileDown}`);
-      outageLogged = true;
+      logger.info(`Redis at ${where} cannot be reached (${messageOf(err)}); ${options.whileDown}`);
     }
     probe ??= setInterval(() => {
       if (client.status !== 'ready') return;
