@@ -79,6 +79,9 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
+/** Tests with gateways in processes of their own: on a busy machine (the whole suite beside them) they start slowly. */
+const PROCESS_TEST_MS = 60_000;
+
 /** A child process, its output so far, and its URL once it printed one. */
 function spawnGateway(args: readonly string[]): { child: ChildProcess; output: () => string; url: Promise<string> } {
   const home = mkdtempSync(join(tmpdir(), 'mgw-shared-'));
@@ -97,7 +100,7 @@ function spawnGateway(args: readonly string[]): { child: ChildProcess; output: (
       found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       if (child.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
       return found !== undefined;
-    }, 'the gateway to listen');
+    }, 'the gateway to listen', PROCESS_TEST_MS - 15_000);
     return found!;
   })();
   return { child, output: () => out, url };
@@ -139,7 +142,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429 && a.code === 'rate_limit_exceeded')).toBe(true);
     expect(upstream.received).toHaveLength(served);
     for (const g of gateways) g.child.kill('SIGTERM');
-  });
+  }, PROCESS_TEST_MS);
 
   const policies = [
     { policy: 'open', whileDown: [200, 429], downStatus: 200 },
@@ -330,5 +333,5 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     } finally {
       held.release();
     }
-  });
+  }, PROCESS_TEST_MS);
 });
