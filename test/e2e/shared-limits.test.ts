@@ -123,6 +123,17 @@ function holdAnswers(): { release: () => void } {
  */
 const quiet = (gateways: readonly TestGateway[]) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
 
+/** Connections the gateways hold to the test Redis (each gateway: one for commands, one listening for cool-downs). */
+async function connectedClients(): Promise<number> {
+  const observer = new Redis(redis.url);
+  try {
+    const list = (await observer.client('LIST')) as string;
+    return list.split('\n').filter((line) => / name=model-gateway /.test(line)).length;
+  } finally {
+    observer.disconnect();
+  }
+}
+
 const slotsHeld = (config: WrittenConfig) => async () => Number(await redis.command('ZCARD', `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`));
 
 describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redis'), () => {
@@ -237,6 +248,9 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const config = { ...sharedConfig({ requestsPerMinute: 100 }), server: { authFailuresPerMinute: 3 } } as WrittenConfig;
     const gateways = [await startGateway(config), await startGateway(config)];
     running.push(...gateways);
+    // A failure counted before a gateway's connection is up would be counted by that gateway alone.
+    await until(() => gateways.every((g) => g.gateway.server.listening) && connectedClients().then((n) => n >= 4), 'both gateways to reach Redis');
+    const failures = `${(config.state as { keyPrefix: string }).keyPrefix}auth-failures:{127.0.0.1}`;
     const statuses: (number | string)[] = [];
     for (let i = 0; i < 10; i++) {
       const answer = await new OpenAI({ baseURL: `${gateways[i % 2]!.url}/v1`, apiKey: `wrong-key-${i}`, maxRetries: 0 })
@@ -244,11 +258,15 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
         .catch((err: unknown) => err);
       if (!(answer instanceof OpenAI.APIError)) throw new Error(`expected a refusal, got ${JSON.stringify(answer)}`);
       statuses.push(answer.status === 429 ? String(answer.code) : answer.status!);
+      // Each failure reached Redis before the next try (the gateways count after answering).
+      // (INCRBY 0: the count as an integer reply, unchanged.)
+      const counted = async () => Number(await redis.command('INCRBY', failures, '0'));
+      if (answer.status === 401) await until(async () => (await counted()) >= statuses.filter((x) => x === 401).length, 'the failure to be counted');
     }
     const refusedKeys = statuses.filter((x) => x === 401).length;
-    // Alone, each gateway would check 3 keys (6 in all); together the limit's 3, and at most one more on the gateway that had not heard.
+    // Alone, each gateway would check 3 keys (6 in all); together the limit's 3, and at most one more on each gateway that had not heard.
     expect(statuses.slice(0, 3)).toEqual([401, 401, 401]);
-    expect(refusedKeys).toBeLessThanOrEqual(4);
+    expect(refusedKeys).toBeLessThanOrEqual(5);
     expect(statuses.slice(refusedKeys)).toEqual(Array(10 - refusedKeys).fill('too_many_authentication_failures'));
   });
 
@@ -314,21 +332,30 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const dir = mkdtempSync(join(tmpdir(), 'mgw-shared-config-'));
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(config));
-    const doomed = spawnGateway(['--import', 'tsx', join(REPO, 'test/helpers/gateway-process.ts'), file, '4000']);
+    const ttl = 4000;
+    const doomed = spawnGateway(['--import', 'tsx', join(REPO, 'test/helpers/gateway-process.ts'), file, String(ttl)]);
     const url = await doomed.url;
-    const held = holdAnswers();
+    const other = await startGateway(config);
+    running.push(other);
+    let held = holdAnswers();
     try {
       const hanging = [chat(url), chat(url)];
       await until(async () => (await slotsHeld(config)()) === 2, 'the killed gateway to hold both slots');
+      const killedAt = Date.now();
       doomed.child.kill('SIGKILL');
       await Promise.allSettled(hanging);
-
+      held.release();
       upstream.reset();
-      const other = await startGateway(config);
-      running.push(other);
-      // Its slots outlive the process, for their lifetime at most.
+
+      // Its slots outlive the process: the other gateway is refused...
       expect(await chat(other.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
-      await until(async () => (await chat(other.url)).status === 200, 'the slots to expire');
+      // ...for their lifetime at most (pushed back last before the kill): then it holds both places at once.
+      await new Promise((r) => setTimeout(r, Math.max(0, killedAt + ttl + 100 - Date.now())));
+      held = holdAnswers();
+      const both = [chat(other.url), chat(other.url)];
+      await until(() => upstream.received.length === 2, 'both requests to be in progress');
+      held.release();
+      expect(await Promise.all(both)).toEqual([{ status: 200 }, { status: 200 }]);
       await until(async () => (await slotsHeld(config)()) === 0, 'nothing to be held');
     } finally {
       held.release();

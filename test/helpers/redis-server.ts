@@ -25,7 +25,7 @@ export interface TestRedis {
   /** Stops it (SIGSTOP): connections stay open and nothing answers. `resume` undoes it. */
   pause(): void;
   resume(): void;
-  /** One command over a connection of its own, its reply as text (for checks from the outside). */
+  /** One command over a connection of its own, for checks from the outside: an integer or status reply as text (a bulk string would give its length). */
   command(...args: string[]): Promise<string>;
   stop(): Promise<void>;
 }
@@ -85,7 +85,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** One command in RESP, its first reply line without the type byte (enough for PING, DBSIZE, ZCARD, KEYS' count). */
+/** One command in RESP, its first reply line without the type byte: whole for integer and status replies (PING, ZCARD, INCRBY, PTTL). */
 function send(port: number, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
