@@ -27,6 +27,11 @@
  * through) and from its bedrock provider (event-stream decoded), A-B-B-A (bench/lib/bedrock-streams.mjs), and
  * reports the ratio of their CPU per stream per process; the reference forwarder has no part in it, and without
  * --base only this build runs.
+ * `redis` measures what sharing key-group limits through Redis adds to a request: this build, its `dev` group
+ * with all three limits, counting in memory in one process and in a redis-server on loopback (`state.redis`;
+ * bench/lib/redis.mjs) in another, both up at once, small requests one at a time alternating between them
+ * (`--serial` each, after a warm-up); it reports their p50 and the difference, paired per rep. It needs no
+ * --base and runs no reference.
  *
  * The base revision is checked out in a temporary git worktree with this repo's
  * node_modules linked in, and built there.
@@ -41,6 +46,7 @@ import { bedrockPair, bedrockPairBodies } from './lib/bedrock-streams.mjs';
 import { claudeCodeBody, claudeCodeHeaders, smallChat } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
+import { startRedis } from './lib/redis.mjs';
 import { memoryMb, placement, stopProcess } from './lib/proc.mjs';
 import { spread } from './lib/stats.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, directPath, startGateway, startReference, startUpstream } from './lib/targets.mjs';
@@ -70,7 +76,7 @@ function baseBuild() {
   const given = option('base-dir', undefined);
   if (given) return { dir: given, label: given, cleanup: () => {} };
   const rev = option('base', undefined);
-  if (!rev && only.every((s) => s === 'bedrock')) return undefined;
+  if (!rev && only.every((s) => s === 'bedrock' || s === 'redis')) return undefined;
   if (!rev) throw new Error('Give --base <git revision> or --base-dir <built checkout>.');
   const sha = run('git', ['rev-parse', '--short', rev], REPO);
   const tree = join(dir, `base-${sha}`);
@@ -114,7 +120,16 @@ const SCENARIOS = {
   alt: { ...STREAM, serial: true, alternating: true },
   /** Messages streams from the anthropic and the bedrock provider in each gateway process; figures per stream. */
   bedrock: { bedrock: true, bodyFile: () => bedrockPairBodies(dir) },
+  /** Small requests one at a time, the group's limits in memory and in Redis; figures: latency p50. */
+  redis: {
+    path: '/v1/chat/completions',
+    headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' },
+    bodyFile: () => write('chat.json', smallChat('bench-chat', false)),
+    latency: true,
+  },
 };
+/** The `redis` scenario's limits: all three, so that an admission runs every check and its end gives a slot back and files tokens. */
+const REDIS_LIMITS = { requestsPerMinute: 10_000_000, concurrentRequests: 10_000, tokensPerMinute: 1_000_000_000 };
 for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': ${Object.keys(SCENARIOS).join(', ')}.`);
 
 const PROBE = ['--import', fileURLToPath(new URL('./lib/ttfb-probe.mjs', import.meta.url))];
@@ -165,6 +180,22 @@ async function measureAlternating(targets, order, scenario, bodyFile, rep) {
   const out = { direct: { ttfbMs: turns.targets.direct.ttfbMs.p50 } };
   for (const n of order) out[n] = { ttfbMs: turns.targets[n].ttfbMs.p50, ...(await probeFigures(started[n].pid, serialN)) };
   return out;
+}
+
+/** One rep of `redis`: both stores' gateways up at once, serial small requests alternating between them. */
+async function measureStores(stores, order, scenario, bodyFile, rep) {
+  const started = {};
+  let turns;
+  try {
+    for (const n of order) started[n] = await stores[n]([]);
+    const to = order.map((n) => ({ name: n, origin: started[n].origin, path: scenario.path, headers: scenario.headers }));
+    const spec = { mode: 'interleaved', stream: false, kind: 'chat', bodyFile, warmupCount: 300, count: serialN, targets: to };
+    turns = await loadPhase(ctx, started[order[0]], spec);
+    if (turns.failed > 0) throw new Error(`redis rep ${rep}: ${turns.failed} requests failed: ${turns.errors.samples.join('; ')}`);
+  } finally {
+    await Promise.all(Object.values(started).map((t) => stopProcess(t.child)));
+  }
+  return Object.fromEntries(order.map((n) => [n, { p50Ms: turns.targets[n].latencyMs.p50, p99Ms: turns.targets[n].latencyMs.p99, requests: turns.targets[n].completed }]));
 }
 
 async function measureLoad(target, scenario, bodyFile, name) {
@@ -232,18 +263,34 @@ function summarizeBedrock(rows, out, fmt, label) {
   }
 }
 
+/** The `redis` scenario's summary: each store's p50 and p99, and Redis's added p50, paired per rep. */
+function summarizeLatency(rows, out, fmt) {
+  for (const n of ['memory', 'redis']) {
+    out[n] = { p50Ms: spread(rows[n].map((m) => m.p50Ms)), p99Ms: spread(rows[n].map((m) => m.p99Ms)) };
+    log(`  ${n.padEnd(28)} p50 ${fmt(out[n].p50Ms, 3)} ms, p99 ${fmt(out[n].p99Ms, 3)} ms`);
+  }
+  out['redis-memory'] = spread(rows.redis.map((m, i) => m.p50Ms - rows.memory[i].p50Ms));
+  log(`  redis − memory: p50 ${fmt(out['redis-memory'], 3)} ms (paired per rep; target ≤ 0.3 ms)`);
+}
+
 const base = baseBuild();
 const label = { reference: 'reference', base: `base ${base?.label}`, this: thisDir === REPO ? 'this build' : thisDir };
 // The bedrock provider is in the gateways' config only for the scenario that uses it, so a base from before it can run the rest.
 const bedrock = only.includes('bedrock');
 let upstream;
+let redis;
 try {
   upstream = await startUpstream(place, place.loadCore);
+  if (only.includes('redis')) redis = await startRedis(place);
   const targets = {
     reference: (extraNodeArgs) => startReference(place, upstream.origin, { extraNodeArgs }),
     ...(base ? { base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock }) } : {}),
     this: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock }),
   };
+  // The `redis` scenario's two: this build with the same limits, kept in memory and in Redis.
+  const start = (tag, state) => (extraNodeArgs) =>
+    startGateway(place, dir, upstream.origin, { tag, bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, limits: REDIS_LIMITS, ...(state ? { state } : {}) });
+  const stores = redis ? { memory: start('memory'), redis: start('redis', { redis: redis.url }) } : {};
   const also = option('also', '').split(',').filter(Boolean);
   for (const d of also) {
     targets[d] = (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs });
@@ -254,11 +301,17 @@ try {
     const scenario = SCENARIOS[s];
     const bodyFile = scenario.bodyFile();
     // The reference forwarder speaks no event-stream: `bedrock` runs on the gateway builds only.
-    const names = scenario.bedrock ? allNames.filter((n) => n !== 'reference') : allNames;
+    const names = scenario.latency ? Object.keys(stores) : scenario.bedrock ? allNames.filter((n) => n !== 'reference') : allNames;
     const rows = Object.fromEntries(names.map((n) => [n, []]));
     results[s] = rows;
     for (let rep = 0; rep < reps; rep++) {
       const order = names.map((_, i) => names[(i + rep) % names.length]);
+      if (scenario.latency) {
+        const m = await measureStores(stores, order, scenario, bodyFile, rep);
+        for (const n of names) rows[n].push(m[n]);
+        log(`  ${s} rep ${rep + 1}/${reps}: p50 ${names.map((n) => `${n} ${m[n].p50Ms.toFixed(3)}`).join(', ')} ms; redis − memory ${(m.redis.p50Ms - m.memory.p50Ms).toFixed(3)} ms`);
+        continue;
+      }
       if (scenario.alternating) {
         const m = await measureAlternating(targets, order, scenario, bodyFile, rep);
         rows.direct ??= [];
@@ -303,6 +356,10 @@ try {
       summarizeBedrock(rows, out, fmt, label);
       continue;
     }
+    if (SCENARIOS[s].latency) {
+      summarizeLatency(rows, out, fmt);
+      continue;
+    }
     for (const n of allNames) {
       const cpu = spread(rows[n].map((m) => m.cpuUs));
       const rps = spread(rows[n].map((m) => m.rps));
@@ -323,6 +380,7 @@ try {
   writeFileSync(join(REPO, 'bench', 'results', 'ab.json'), `${JSON.stringify({ base: base?.label, reps, seconds, warmS, extraArgs, results, summary }, null, 2)}\n`);
 } finally {
   if (upstream) await stopProcess(upstream.child);
+  await redis?.stop();
   await Promise.all([...ctx.children].map((c) => stopProcess(c, 2000)));
   if (!flag('keep')) {
     base?.cleanup();

@@ -11,8 +11,9 @@
  *             not earlier ones have finished; latency is measured from the due time
  *             (coordinated omission corrected), also reported from the actual send.
  *   burst     `size` requests at once, `bursts` times, `intervalMs` apart.
- *   interleaved  serial streams to several targets (`targets`: name, origin, path,
- *             headers) in a balanced turn, `count` each, with the figures of `requests` per target.
+ *   interleaved  serial requests (streams, or whole answers with `stream: false`) to several targets
+ *             (`targets`: name, origin, path, headers) in a balanced turn, `count` each, with the
+ *             figures of `requests` per target.
  *
  * Every mode runs `warmupMs` (or `warmupBursts`, `warmupCount`) of the same load first and
  * discards it, then prints `MEASURE_START` on stderr, measures, waits for the
@@ -253,7 +254,8 @@ async function interleavedMode() {
   const completed = results.flat();
   const per = {};
   targets.forEach((t, i) => {
-    per[t.name] = { completed: results[i].length, failed: results[i].filter((r) => !r.ok).length, ...streamFigures(results[i]) };
+    const ok = results[i].filter((r) => r.ok);
+    per[t.name] = { completed: results[i].length, failed: results[i].length - ok.length, latencyMs: summarize(ok.map((r) => r.latencyMs)), ...streamFigures(results[i]) };
   });
   return { mode: 'interleaved', completed: completed.length, failed: completed.filter((r) => !r.ok).length, targets: per, errors };
 }

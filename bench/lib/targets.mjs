@@ -109,7 +109,8 @@ export async function startRelay(place, upstreamOrigin) {
  * models plus globs, three key groups (a named env-var key, 200 sha256 keys, a
  * restricted CI group), and the gateway started with --log-file.
  */
-export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true } = {}) {
+/** `limits` for the `dev` group and `state` (shared limits in Redis): the `redis` scenario of bench/ab.mjs. */
+export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, state, tag = '' } = {}) {
   const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
   const sha = (k) => `sha256:${createHash('sha256').update(k).digest('hex')}`;
   const teamKeys = Array.from({ length: 200 }, (_, i) => ({ name: `member-${i}`, key: sha(`team-key-${i}-xxxxxxxxxxxxxxxx`) }));
@@ -137,12 +138,13 @@ export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true } = {})
       echo: { provider: 'echo' },
     },
     keyGroups: {
-      dev: { keys: [{ name: 'bench', key: '${BENCH_GATEWAY_KEY}' }], models: ['*'] },
+      dev: { keys: [{ name: 'bench', key: '${BENCH_GATEWAY_KEY}' }], models: ['*'], ...(limits ? { limits } : {}) },
       team: { keys: teamKeys, models: ['bench-*', 'claude-*', 'gpt-*'] },
       ci: { keys: [{ name: 'ci-runner', key: sha('ci-key-yyyyyyyyyyyyyyyy') }], models: ['bench-chat'], protocols: ['chat'], features: ['streaming'] },
     },
+    ...(state ? { state } : {}),
   };
-  const file = join(dir, 'gateway.config.json');
+  const file = join(dir, `gateway${tag ? `.${tag}` : ''}.config.json`);
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   return file;
 }
@@ -156,9 +158,10 @@ export async function startGateway(
   place,
   dir,
   upstreamOrigin,
-  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true } = {},
+  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, state } = {},
 ) {
-  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock });
+  // A config of its own when it differs from the others' (limits, state), so that none overwrites another's.
+  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, state, tag: limits || state ? tag : '' });
   const stdoutFile = join(dir, `${tag}.stdout.log`);
   const logFile = join(dir, `${tag}.requests.jsonl`);
   const argv = [

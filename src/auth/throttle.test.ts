@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientBlock, newAuthThrottle, noteFailure, refuseRepeatedKeys, waitMs, WINDOW_MS } from './throttle.js';
+import { adoptFailures, clientBlock, newAuthThrottle, noteFailure, refuseRepeatedKeys, waitMs, WINDOW_MS } from './throttle.js';
 
 describe('the auth-failure throttle', () => {
   it('throttles an address once it reaches the limit, until its minute is over', () => {
@@ -15,6 +15,21 @@ describe('the auth-failure throttle', () => {
     // A new window starts from scratch.
     noteFailure(t, '10.0.0.1', start + WINDOW_MS + 1);
     expect(waitMs(t, '10.0.0.1', 3, start + WINDOW_MS + 2)).toBe(0);
+  });
+
+  // What the gateways sharing a Redis counted for an address, adopted when it is more than this one counted.
+  it.each([
+    { case: 'more than here, at the limit: throttled for what is left of the shared minute', local: 1, shared: 3, left: 40_000, wait: 40_000 },
+    { case: 'more than here, under the limit: counted, not throttled', local: 0, shared: 2, left: 40_000, wait: 0 },
+    { case: 'fewer than here: this gateway keeps its own count', local: 3, shared: 2, left: 5_000, wait: WINDOW_MS },
+    { case: 'a window left longer than a minute (no such answer): ignored', local: 0, shared: 9, left: WINDOW_MS + 1, wait: 0 },
+    { case: 'a window already over: ignored', local: 0, shared: 9, left: 0, wait: 0 },
+  ])('adopts what all gateways counted: $case', ({ local, shared, left, wait }) => {
+    const t = newAuthThrottle();
+    const now = 5_000_000;
+    for (let i = 0; i < local; i++) noteFailure(t, '10.0.0.1', now);
+    adoptFailures(t, '10.0.0.1', shared, left, now);
+    expect(waitMs(t, '10.0.0.1', 3, now)).toBe(wait);
   });
 
   it('keeps at most `capacity` addresses, forgetting the window opened longest ago', () => {

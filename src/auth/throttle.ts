@@ -13,6 +13,11 @@
  *
  * IPv6 clients are counted per /64, the block one host is usually given. The table of addresses
  * is bounded: past `capacity` the entry least recently started is forgotten.
+ *
+ * Gateways sharing a Redis (`state.redis`) also count each failure there (`share`, see
+ * shared-throttle.ts), off the request path, and take the count of all of them back as their own:
+ * a guesser spreading its tries over N gateways gets the limit's tries, plus at most one more on each
+ * gateway that had not heard yet. A request whose key is right costs nothing of this.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Config, GatewayKey } from '../config/types.js';
@@ -32,10 +37,15 @@ interface Window {
 export interface AuthThrottle {
   readonly windows: Map<string, Window>;
   readonly capacity: number;
+  /** Tells the other gateways of a failure (and adopts what they counted); undefined: this gateway alone. */
+  readonly share?: ShareFailure | undefined;
 }
 
-export function newAuthThrottle(capacity = MAX_TRACKED_ADDRESSES): AuthThrottle {
-  return { windows: new Map(), capacity };
+/** Counts a failure of `address` where every gateway sees it, and later adopts the total (`adoptFailures`). */
+export type ShareFailure = (throttle: AuthThrottle, address: string, now: number) => void;
+
+export function newAuthThrottle(capacity = MAX_TRACKED_ADDRESSES, share?: ShareFailure): AuthThrottle {
+  return { windows: new Map(), capacity, share };
 }
 
 /** Milliseconds until `address` may be checked again; 0 when it is not throttled. */
@@ -60,6 +70,19 @@ export function noteFailure(throttle: AuthThrottle, address: string, now: number
   // Map order is insertion order: the first entry is the window opened longest ago.
   if (throttle.windows.size >= throttle.capacity) throttle.windows.delete(throttle.windows.keys().next().value!);
   throttle.windows.set(address, { start: now, failures: 1 });
+}
+
+/**
+ * What all gateways counted for `address`: `failures` in a window with `leftMs` to run. Kept when it is
+ * more than this gateway counted, so that the limit holds across them.
+ */
+export function adoptFailures(throttle: AuthThrottle, address: string, failures: number, leftMs: number, now: number): void {
+  if (!(failures > 0 && leftMs > 0 && leftMs <= WINDOW_MS)) return;
+  const window = throttle.windows.get(address);
+  if (window && window.start + WINDOW_MS > now && window.failures >= failures) return;
+  throttle.windows.delete(address);
+  if (throttle.windows.size >= throttle.capacity) throttle.windows.delete(throttle.windows.keys().next().value!);
+  throttle.windows.set(address, { start: now + leftMs - WINDOW_MS, failures });
 }
 
 /** The address failures are counted under: IPv4 as it is (IPv4-mapped IPv6 unwrapped), IPv6 by its /64. */
@@ -121,7 +144,10 @@ export function authenticateThrottled(
   try {
     return authenticate(config, req, style, req.socket);
   } catch (err) {
-    if (err instanceof GatewayError && err.kind === 'authentication') noteFailure(throttle, address, now);
+    if (err instanceof GatewayError && err.kind === 'authentication') {
+      noteFailure(throttle, address, now);
+      throttle.share?.(throttle, address, now);
+    }
     throw err;
   }
 }

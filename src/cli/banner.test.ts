@@ -85,3 +85,26 @@ describe('the banner prints config text escaped', () => {
     for (const name of ['p', 'm', 'u', 'g', 'k', 'x']) expect(banner).toContain(`${name}\\x1bc\\x07\\x9b2J\\u202e`);
   });
 });
+
+describe('the banner and what gateways share', () => {
+  const banner = (state?: unknown) =>
+    formatBanner({
+      url: 'http://127.0.0.1:4000',
+      config: parseConfig({ providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, ...(state ? { state } : {}) }, { env: {} }),
+      source: { filepath: '/tmp/x.json', description: 'x.json' },
+      chalk: plain,
+      version: '0',
+    });
+
+  it('names the Redis, its password masked, and what limits do while it is down', () => {
+    expect(banner({ redis: 'redis://:hunter2@redis.internal:6379/0' })).toContain(
+      "shared    limits, wrong keys and cool-downs in Redis at redis://:***@redis.internal:6379/0 (limits this gateway's own while it is down)",
+    );
+    expect(banner({ redis: 'redis://r:6379', onRedisDown: { limits: 'closed' } })).toContain('(limits refused while it is down)');
+    expect(banner({ redis: 'redis://:hunter2@r:6379' })).not.toContain('hunter2');
+  });
+
+  it('says nothing of it without state', () => {
+    expect(banner()).not.toMatch(/^shared/m);
+  });
+});

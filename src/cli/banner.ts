@@ -5,6 +5,7 @@
  */
 import type { ChalkInstance } from 'chalk';
 import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
+import { shownRedisUrl } from '../state/redis-url.js';
 import { printable } from '../log/terminal-text.js';
 import { providerKind } from '../providers/kinds.js';
 import { GATEWAY_KEY_VAR, shellQuote } from './snippets.js';
@@ -62,6 +63,10 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
     (g) => `${printable(g.name)} (${g.keys.length} key${g.keys.length === 1 ? '' : 's'}: ${keyNames(g.keys)}; models ${printable(g.models.join(', '))})`,
   );
   lines.push(`${label('groups')}${groups.join(c.gray(' · ')) || c.yellow('none: every request will be refused')}`);
+  if (config.state) {
+    const whileDown = config.state.onRedisDown.limits === 'open' ? "this gateway's own while it is down" : 'refused while it is down';
+    lines.push(`${label('shared')}limits, wrong keys and cool-downs in Redis at ${printable(shownRedisUrl(config.state.redis))} ${c.gray(`(limits ${whileDown})`)}`);
+  }
 
   if (inspectorUrl) {
     lines.push(`${label('inspector')}${c.underline(inspectorUrl)} ${c.gray('(works once)')}`);

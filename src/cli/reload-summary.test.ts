@@ -37,6 +37,7 @@ describe('reload summary', () => {
         notApplied: [
           { field: 'port', from: '8787', to: '9000' },
           { field: 'dataDir', from: '(default)', to: '/srv/mg' },
+          { field: 'state.redis', secret: true },
         ],
         url: 'http://127.0.0.1:8787',
         inFlight: 2,
@@ -49,6 +50,7 @@ describe('reload summary', () => {
       '  + key      dev:alice',
       '  ! server   port 8787 → 9000 not applied: a running server cannot move; still listening on http://127.0.0.1:8787 (restart serve to use the new address)',
       '  ! server   dataDir (default) → /srv/mg not applied: the data folder is read at start (restart serve to use it)',
+      '  ! server   state.redis changed not applied: the gateway connects to Redis at start (restart serve to use it)',
       '  2 requests in flight finish on config #2',
     ]);
   });

@@ -22,3 +22,9 @@ export const DEFAULT_SERVER_LIMITS = {
   maxMessages: 100_000,
   maxContentBlocks: 100_000,
 } as const;
+export const DEFAULT_STATE = {
+  keyPrefix: 'model-gateway:',
+  onRedisDown: { limits: 'open' },
+  // Redis answers in well under a millisecond on a LAN; half a second is a stall, not a slow answer.
+  commandTimeoutMs: 500,
+} as const;

@@ -270,6 +270,25 @@ const cases: [string, (c: Raw) => void, ConfigChange[]][] = [
     },
     [{ section: 'server', op: 'changed', name: 'server', fields: [{ field: 'dataDir', from: '(default)', to: '/srv/model-gateway' }] }],
   ],
+  [
+    'state shared through Redis, its URL (which may hold a password) shown only as changed',
+    (c) => {
+      (c as { state?: unknown }).state = { redis: 'redis://:hunter2@redis.internal:6379', onRedisDown: { limits: 'closed' } };
+    },
+    [
+      {
+        section: 'server',
+        op: 'changed',
+        name: 'server',
+        fields: [
+          { field: 'state.redis', secret: true },
+          { field: 'state.keyPrefix', from: '(none)', to: 'model-gateway:' },
+          { field: 'state.onRedisDown.limits', from: '(none)', to: 'closed' },
+          { field: 'state.commandTimeoutMs', from: '(none)', to: '500' },
+        ],
+      },
+    ],
+  ],
 ];
 
 describe('diffConfig', () => {

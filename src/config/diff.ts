@@ -188,5 +188,10 @@ function diffServer(before: Config, after: Config): ConfigChange[] {
   for (const f of SERVER_FIELDS) field(fields, f, shown(before.server[f]), shown(after.server[f]));
   field(fields, 'allowedHosts', before.server.allowedHosts.join(', ') || '(none)', after.server.allowedHosts.join(', ') || '(none)');
   field(fields, 'dataDir', before.server.dataDir ?? '(default)', after.server.dataDir ?? '(default)');
+  // The URL may hold a password: only that it changed is shown.
+  if (before.state?.redis !== after.state?.redis) fields.push({ field: 'state.redis', secret: true });
+  field(fields, 'state.keyPrefix', before.state?.keyPrefix ?? '(none)', after.state?.keyPrefix ?? '(none)');
+  field(fields, 'state.onRedisDown.limits', before.state?.onRedisDown.limits ?? '(none)', after.state?.onRedisDown.limits ?? '(none)');
+  field(fields, 'state.commandTimeoutMs', String(before.state?.commandTimeoutMs ?? '(none)'), String(after.state?.commandTimeoutMs ?? '(none)'));
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
 }

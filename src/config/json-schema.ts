@@ -23,6 +23,8 @@ const GLOB = '^(?!.*\\*\\*)[^\\s\\[\\]{}]+$';
 const WELL_FORMED_KEY = '^(?![sS][hH][aA]256:)|^[sS][hH][aA]256:[0-9a-fA-F]{64}$';
 /** schema.ts `baseUrl`: an absolute http(s) URL with a host. */
 const HTTP_URL = '^[hH][tT][tT][pP][sS]?://[^/?#]';
+/** state/redis-url.ts `isRedisUrl`: redis:// or rediss:// (any case), a host, no query or fragment. */
+const REDIS_URL = '^[rR][eE][dD][iI][sS][sS]?://([^/?#@]*@)?(\\[[0-9a-fA-F:.]+\\]|[^/?#@:\\[\\]]+)(:[0-9]*)?(/[^?#]*)?$';
 /** env.ts: a `${NAME}` reference (not the `$${NAME}` escape), whose value the schema cannot know. */
 const ENV_REFERENCE = ENV_REFERENCE_PATTERN;
 
@@ -60,6 +62,9 @@ function addRuleConstraints(schema: JsonObject): void {
   Object.assign(at(key, [0]), { pattern: WELL_FORMED_KEY });
   Object.assign(at(key, [1, 'properties', 'key']), { pattern: WELL_FORMED_KEY });
   Object.assign(at(group, ['models', 'items']), { pattern: GLOB });
+
+  // Usually `${REDIS_URL}`: a reference is accepted as written, as for a base URL.
+  at(section('state'), ['properties', 'redis']).anyOf = [{ pattern: REDIS_URL }, { pattern: ENV_REFERENCE }];
 }
 
 export function buildJsonSchema(): Record<string, unknown> {

@@ -48,7 +48,19 @@ export function normalizeConfig(written: ValidatedConfig): Config {
   // Host names match in any case: lowercased once here, the guard compares them as they are with each request's.
   const allowedHosts = written.server.allowedHosts.map((h) => h.toLowerCase());
   const server = { ...written.server, maxConnections: written.server.maxConnections, allowedHosts };
-  return { server, inspector: written.inspector, providers, models, modelGlobs: globs, keyGroups, keys, metrics: normalizeMetrics(written.metrics), tracing: normalizeTracing(written.tracing) };
+  const state = written.state && { ...written.state, onRedisDown: { ...written.state.onRedisDown } };
+  return {
+    server,
+    inspector: written.inspector,
+    providers,
+    models,
+    modelGlobs: globs,
+    keyGroups,
+    keys,
+    metrics: normalizeMetrics(written.metrics),
+    tracing: normalizeTracing(written.tracing),
+    ...(state ? { state } : {}),
+  };
 }
 
 function normalizeMetrics(m: ValidatedConfig['metrics']): MetricsConfig | undefined {

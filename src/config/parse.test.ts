@@ -450,6 +450,28 @@ describe('parseConfig: defaults', () => {
     expect(config.keys.size).toBe(0);
   });
 
+  it('shares nothing without state, and applies state defaults with a Redis URL from the environment', () => {
+    expect(config.state).toBeUndefined();
+    const shared = parseConfig(
+      { providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, state: { redis: '${REDIS_URL}' } },
+      { env: { REDIS_URL: 'rediss://:pw@redis.internal:6380/1' } },
+    );
+    expect(shared.state).toEqual({
+      redis: 'rediss://:pw@redis.internal:6380/1',
+      keyPrefix: 'model-gateway:',
+      onRedisDown: { limits: 'open' },
+      commandTimeoutMs: 500,
+    });
+  });
+
+  it('does not repeat a refused Redis URL, which may hold a password', () => {
+    const bad = (redis: string) => () => parseConfig({ providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, state: { redis } }, { env: {} });
+    for (const url of ['http://user:hunter2@redis:6379', 'redis://:hunter2@redis:6379/0?password=hunter2', 'redis://:hunter2@']) {
+      expect(bad(url)).toThrow(/state\.redis: must be a redis:\/\/ or rediss:\/\//);
+      expect(bad(url)).not.toThrow(/hunter2/);
+    }
+  });
+
   it('applies key group defaults', () => {
     const c = parseConfig({ providers: {}, models: {}, keyGroups: { g: { keys: [] } } }, { env: {} });
     expect(c.keyGroups.get('g')).toEqual({

@@ -32,6 +32,7 @@ const ENV = {
   LOCAL_HOST: '127.0.0.1',
   PROVIDER_TYPE: 'echo',
   CLOUD_ML_REGION: 'us-east5',
+  REDIS_URL: 'rediss://default:secret@redis.internal:6380/2',
 };
 
 const DIGEST = 'ab'.repeat(32);
@@ -78,6 +79,9 @@ const valid: readonly Case[] = [
   { name: 'gateway.config.example.json', config: JSON.parse(read('gateway.config.example.json')) },
   { name: 'the built-in default config', config: defaultWrittenConfig({}).written },
   { name: 'the smallest config: one echo provider and model', config: echo },
+  { name: 'state shared through Redis, every field', config: { ...echo, state: { redis: 'redis://:pw@127.0.0.1:6379/0', keyPrefix: 'team-a:', onRedisDown: { limits: 'closed' }, commandTimeoutMs: 250 } } },
+  { name: 'state: a TLS Redis URL from the environment', config: { ...echo, state: { redis: '${REDIS_URL}' } } },
+  { name: 'state: an IPv6 Redis host', config: { ...echo, state: { redis: 'redis://[::1]:6379' } } },
   {
     name: 'every field set',
     config: {
@@ -165,6 +169,11 @@ const invalid: readonly Case[] = [
     problem: /keys\[0\]/,
   },
   { name: 'empty key', config: withGroup({ keys: [''] }), pointer: '/keyGroups/dev/keys/0', problem: /keys\[0\]/ },
+  { name: 'state: an http URL for Redis', config: { ...echo, state: { redis: 'http://127.0.0.1:6379' } }, pointer: '/state/redis', problem: /state\.redis: must be a redis:\/\// },
+  { name: 'state: a Redis URL with a query', config: { ...echo, state: { redis: 'redis://127.0.0.1:6379?commandTimeout=0' } }, pointer: '/state/redis', problem: /state\.redis/ },
+  { name: 'state: a Redis URL without a host', config: { ...echo, state: { redis: 'redis://:secret@' } }, pointer: '/state/redis', problem: /state\.redis/ },
+  { name: 'state without redis', config: { ...echo, state: { keyPrefix: 'x:' } }, pointer: '/state/redis', problem: /state\.redis/ },
+  { name: 'state: an unknown policy', config: { ...echo, state: { redis: 'redis://r', onRedisDown: { limits: 'maybe' } } }, pointer: '/state/onRedisDown/limits', problem: /onRedisDown\.limits/ },
   { name: 'base URL not http(s)', config: withProvider({ type: 'openai', baseUrl: 'ftp://example.com/v1' }), pointer: '/providers/p/baseUrl', problem: /baseUrl/ },
   { name: 'base URL without a scheme', config: withProvider({ type: 'openai', baseUrl: 'localhost:11434/v1' }), pointer: '/providers/p/baseUrl', problem: /baseUrl/ },
   {

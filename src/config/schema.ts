@@ -7,11 +7,12 @@
 import { z } from 'zod';
 import { FEATURES, PROTOCOLS } from '../protocols/types.js';
 import { PROVIDER_KINDS } from '../providers/kinds.js';
+import { isRedisUrl } from '../state/redis-url.js';
 import { isWellFormedKey } from './keys.js';
 import { type KindFields, providerEntry } from './provider-fields.js';
-import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_SERVER_LIMITS } from './defaults.js';
+import { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_SERVER_LIMITS, DEFAULT_STATE } from './defaults.js';
 
-export { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_RETRIES, DEFAULT_SERVER_LIMITS, DEFAULT_TIMEOUTS } from './defaults.js';
+export { DEFAULT_HOST, DEFAULT_MAX_BODY_BYTES, DEFAULT_PORT, DEFAULT_RETRIES, DEFAULT_SERVER_LIMITS, DEFAULT_STATE, DEFAULT_TIMEOUTS } from './defaults.js';
 
 const protocol = z.enum(PROTOCOLS);
 const feature = z.enum(FEATURES);
@@ -349,6 +350,37 @@ const tracing = z
   })
   .describe('OpenTelemetry traces over OTLP/HTTP. Off unless this section is written or $OTEL_EXPORTER_OTLP_ENDPOINT / $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set. Read at start.');
 
+const state = z
+  .strictObject({
+    redis: z
+      .string()
+      // The message does not repeat the value: it may hold a password.
+      .refine(isRedisUrl, 'must be a redis:// or rediss:// (TLS) URL with a host and no query, such as redis://redis.internal:6379/0')
+      .describe('The Redis that several gateways share, as a redis:// or rediss:// (TLS) URL; a password in it is never shown. Usually "${REDIS_URL}".'),
+    keyPrefix: z
+      .string()
+      .min(1)
+      .default(DEFAULT_STATE.keyPrefix)
+      .describe('Prefix of every key the gateway writes in Redis, so that several teams or gateways can share one Redis apart (default "model-gateway:").'),
+    onRedisDown: z
+      .strictObject({
+        limits: z
+          .enum(['open', 'closed'])
+          .default(DEFAULT_STATE.onRedisDown.limits)
+          .describe(
+            'Key-group limits while Redis cannot be reached: "open" serves, counting in this process\'s memory until Redis is back; "closed" answers 503 to the requests of groups with limits (default "open").',
+          ),
+      })
+      .prefault({})
+      .describe('What the gateway does while Redis cannot be reached. The outage and its end are logged once each.'),
+    commandTimeoutMs: positiveInt()
+      .default(DEFAULT_STATE.commandTimeoutMs)
+      .describe(
+        'Longest the gateway waits for an answer from Redis, in milliseconds, before it treats Redis as down (default 500): a stalled Redis cannot hold requests longer than this.',
+      ),
+  })
+  .describe('What several gateways behind one load balancer share: key-group limits, kept in Redis.');
+
 export const writtenConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe('Path or URL of this JSON Schema, for editors.'),
@@ -366,6 +398,7 @@ export const writtenConfigSchema = z
       .describe('Client key groups, by name. A request must carry a key from one of them.'),
     metrics: metrics.optional(),
     tracing: tracing.optional(),
+    state: state.optional(),
   })
   .describe(
     'model-gateway configuration. Any string value may reference an environment variable as ${NAME} ($${NAME} for a literal ${NAME}).',

@@ -208,6 +208,18 @@ export interface TracingConfig {
   readonly sampleRatio: number | undefined;
 }
 
+/** `open`: serve, with this process's own counters; `closed`: refuse (503). */
+export type OnRedisDown = 'open' | 'closed';
+
+/** What several gateways share through Redis (`state`). */
+export interface StateConfig {
+  /** A redis:// or rediss:// URL; may hold a password, so shown only through `state/redis-url.ts`. */
+  readonly redis: string;
+  readonly keyPrefix: string;
+  readonly onRedisDown: { readonly limits: OnRedisDown };
+  readonly commandTimeoutMs: number;
+}
+
 export interface Config {
   readonly server: ServerConfig;
   readonly inspector: InspectorConfig;
@@ -223,6 +235,8 @@ export interface Config {
   readonly keyGroups: ReadonlyMap<string, KeyGroupConfig>;
   /** Every key by digest. */
   readonly keys: ReadonlyMap<string, GatewayKey>;
+  /** Undefined: nothing is shared, every limit is this process's own. */
+  readonly state?: StateConfig | undefined;
 }
 
 /** Where a loaded config came from, for the banner and `check`. */

@@ -8,7 +8,7 @@
 import type { KeyGroupConfig, ServerConfig } from '../config/types.js';
 import { GatewayError, overloaded } from '../errors.js';
 import { printable } from '../log/terminal-text.js';
-import type { Admission, Decision, LimitName } from '../limits/limit-store.js';
+import { type Admission, type Decision, LimitStoreDown, type LimitName } from '../limits/limit-store.js';
 import type { RequestRecord } from '../log/record.js';
 import type { Cleanup, HandlerDeps, Place, ServerLoad } from './context.js';
 import { limitRefused } from './events.js';
@@ -47,7 +47,8 @@ export function takePlace(deps: AdmitDeps, server: ServerConfig, record?: Reques
     }
   };
   const unavailable = (err: unknown) => {
-    deps.logger.info(`the limit store failed: ${messageOf(err)}`);
+    // A store that knows it is down has logged its outage once; a line per request would drown it.
+    if (!(err instanceof LimitStoreDown)) deps.logger.info(`the limit store failed: ${messageOf(err)}`);
     return storeUnavailable(err);
   };
   return {

@@ -13,7 +13,6 @@ import type { Config } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { printable } from '../log/terminal-text.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
-import { createMemoryLimitStore } from '../limits/memory-store.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
 import { createMemoryBudgetStore } from '../budgets/memory-store.js';
 import { allLines, type BudgetLine } from '../budgets/plan.js';
@@ -22,11 +21,11 @@ import { createLedger, type UsageLedger } from '../ledger/writer.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryResponsesStore } from '../responses-store/memory-store.js';
 import type { ResponsesStore } from '../responses-store/store.js';
-import { newAuthThrottle } from '../auth/throttle.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import type { Tracer } from '../tracing/types.js';
 import { reasoningSeal } from '../translate/common/reasoning-seal.js';
 import { answerClientError } from './client-error.js';
+import { sharedState } from './shared-state.js';
 import { defaultMaxConnections, trackConnections } from './connections.js';
 import { createHandler } from '../pipeline/handle.js';
 import { acceptWebSockets } from '../websocket/upgrade.js';
@@ -52,7 +51,7 @@ export interface GatewayOptions {
   readonly tracer?: Tracer;
   /** Pages served on the same port, such as the inspector. */
   readonly mounts?: readonly Mount[];
-  /** Where key-group limits are kept; default: this process's memory. */
+  /** Where key-group limits are kept (the caller closes it); default: Redis when the config has `state.redis`, else this process's memory. */
   readonly limitStore?: LimitStore;
   /**
    * The key of the gateway's reasoning seals (`serve`: the install secret, so that seals outlive a
@@ -161,6 +160,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
   // Spend since each budget's period started, before the first request is admitted (listen waits for it).
   const restored = restore(options.config, allLines(options.config));
+  // Read at start: a reload that changes `state` is applied by a restart (cli/watch-config.ts says so).
+  const shared = sharedState(options.config, options.logger, options.limitStore);
   const deps: HandlerDeps = {
     logger: options.logger,
     version: options.version ?? '0.0.0',
@@ -168,9 +169,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     captureLimit: capturePolicy(options),
     observers: [...(options.observers ?? []), ...(ledger ? [ledger.observer] : []), ...(options.tracer ? [endTraces] : [])],
     mounts: options.mounts ?? [],
-    limits: options.limitStore ?? createMemoryLimitStore(),
+    limits: shared.limits,
     load: newServerLoad(),
-    authFailures: newAuthThrottle(),
+    authFailures: shared.authFailures,
     listening: { loopback: false },
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
@@ -180,7 +181,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 
   const generation = (config: Config): Generation => {
-    const state: GatewayState = { config, providers: createProviders(config, options.providerDeps) };
+    const providerDeps = shared.cooldowns ? { ...options.providerDeps, cooldowns: shared.cooldowns } : options.providerDeps;
+    const state: GatewayState = { config, providers: createProviders(config, providerDeps) };
     let markRetired = () => {};
     const retired = new Promise<void>((resolve) => (markRetired = resolve));
     return { state, handle: createHandler(() => state, deps), inFlight: 0, replaced: false, closing: undefined, retired, markRetired };
@@ -309,6 +311,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       draining.clear();
       // Every request has ended: the ledger writes their lines before the process may go.
       await ledger?.close();
+      // After the last request's end, so that its slot is given back rather than left to expire.
+      await shared.close();
       await options.logger.close();
     },
   };

@@ -17,6 +17,7 @@ import { probeProvider, probeTargets, problemsOf, type ProviderProbe } from '../
 import { capabilityTable, probeProvidersTable } from '../probe-report.js';
 import { REPLY_MAX_TOKENS, TOOL_MAX_TOKENS } from '../probe-requests.js';
 import { serverLimitsTable } from '../server-limits.js';
+import { probeRedis, sharedStateTable } from '../shared-state.js';
 import { clientUrl } from '../snippets.js';
 import { startSpinner } from '../spinner.js';
 
@@ -59,6 +60,8 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
   write(config.keyGroups.size > 0 ? groupsTable(config, c) : `  ${c.yellow('none')}\n`);
   heading('Server limits');
   write(serverLimitsTable(config.server, c));
+  heading('Shared state');
+  write(sharedStateTable(config.state, c));
 
   const warnings = configWarnings(config);
   if (warnings.length > 0) {
@@ -95,15 +98,26 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
     else spinner.succeed(`${id}: ok`);
   }
 
+  const redisProblems: string[] = [];
+  if (config.state) {
+    const spinner = startSpinner(io, cErr, 'Probing Redis…');
+    const redis = await probeRedis(config.state, timeoutMs);
+    if (redis.verdict === 'ok') spinner.succeed(`Redis: ${redis.detail ?? 'ok'}`);
+    else {
+      spinner.fail('Redis: unreachable');
+      redisProblems.push(`state.redis: ${redis.detail ?? 'no answer'}; while it is down, limits are ${config.state.onRedisDown.limits}`);
+    }
+  }
+
   heading('Provider answers');
   write(probeProvidersTable(probes, c));
   heading('Capabilities');
   write(probes.some((p) => p.models.length > 0) ? capabilityTable(probes, c) : `  ${c.gray('no models')}\n`);
   write(c.gray('  ok: worked; refused: the provider said no (4xx); failed: broke otherwise; unclear: cut at the output cap; —: not declared by the model\n'));
 
-  const problems = probes.flatMap(problemsOf);
+  const problems = [...redisProblems, ...probes.flatMap(problemsOf)];
   if (problems.length === 0) {
-    write(`\n${c.green('✔')} Every provider answered; no problems found.\n`);
+    write(`\n${c.green('✔')} Every provider${config.state ? ' and Redis' : ''} answered; no problems found.\n`);
     return;
   }
   heading(`${plural(problems.length, 'problem')}`);

@@ -6,7 +6,7 @@
 import type { CredentialConfig, ProviderConfig } from '../../config/types.js';
 import { retryAfterMs } from '../response-headers.js';
 import type { Provider, UpstreamRequest, UpstreamResponse } from '../types.js';
-import { createRotation } from './rotation.js';
+import { type CooldownPeers, createRotation } from './rotation.js';
 
 /** The provider as it is with one of its credentials: that credential's key and fields over its own. */
 export const withCredential = (config: ProviderConfig, c: CredentialConfig): ProviderConfig => ({
@@ -16,8 +16,8 @@ export const withCredential = (config: ProviderConfig, c: CredentialConfig): Pro
   credentials: [],
 });
 
-export function rotatingProvider(config: ProviderConfig, create: (config: ProviderConfig) => Provider): Provider {
-  const rotation = createRotation(config.id, config.credentials);
+export function rotatingProvider(config: ProviderConfig, create: (config: ProviderConfig) => Provider, peers?: CooldownPeers): Provider {
+  const rotation = createRotation(config.id, config.credentials, Date.now, peers);
   const byName = new Map(config.credentials.map((c) => [c.name, create(withCredential(config, c))]));
   const first = byName.values().next().value!;
   const providerOf = (req: UpstreamRequest): [string, Provider] => {
@@ -39,6 +39,7 @@ export function rotatingProvider(config: ProviderConfig, create: (config: Provid
     ...(first.toError ? { toError: first.toError.bind(first) } : {}),
     ...(first.transportError ? { transportError: first.transportError.bind(first) } : {}),
     async close() {
+      rotation.close();
       await Promise.all([...byName.values()].map((p) => p.close()));
     },
   };

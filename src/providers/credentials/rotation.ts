@@ -34,6 +34,20 @@ export interface Rotation {
   pick(affinity: string | undefined): CredentialPick;
   /** What the upstream answered a call made with `name`. */
   observe(name: string, status: number, retryAfterMs: number | undefined): void;
+  /** Stops hearing the other gateways' cool-downs (the provider is closed). */
+  close(): void;
+}
+
+/**
+ * The other gateways sharing a Redis (`state.redis`), which tell each other of a credential cooling
+ * down after a 429/529, so that none of them sends it calls the upstream would refuse. Undefined: this
+ * gateway alone.
+ */
+export interface CooldownPeers {
+  /** `credential` of `provider` cools down for `ms`: the other gateways hear of it. */
+  report(provider: string, credential: string, ms: number): void;
+  /** Calls `cool` for each cool-down another gateway reports for `provider`; returns how to stop. */
+  listen(provider: string, cool: (credential: string, ms: number) => void): () => void;
 }
 
 interface Entry {
@@ -44,9 +58,21 @@ interface Entry {
   refused: boolean;
 }
 
-export function createRotation(providerId: string, credentials: readonly CredentialConfig[], clock: () => number = Date.now): Rotation {
+export function createRotation(
+  providerId: string,
+  credentials: readonly CredentialConfig[],
+  clock: () => number = Date.now,
+  peers?: CooldownPeers,
+): Rotation {
   const entries = credentials.map((config): Entry => ({ config, current: 0, coolingUntil: 0, refused: false }));
   const byName = new Map(entries.map((e) => [e.config.name, e]));
+  const cool = (e: Entry, ms: number) => {
+    e.coolingUntil = Math.max(e.coolingUntil, clock() + ms);
+  };
+  const stopListening = peers?.listen(providerId, (name, ms) => {
+    const e = byName.get(name);
+    if (e) cool(e, ms);
+  });
   const limits = createMemoryLimitStore(clock);
   const affinity = new Map<string, string>();
 
@@ -104,7 +130,14 @@ export function createRotation(providerId: string, credentials: readonly Credent
       const e = byName.get(name);
       if (!e) return;
       if (status === 401 || status === 403) e.refused = true;
-      else if (status === 429 || status === 529) e.coolingUntil = Math.max(e.coolingUntil, clock() + (retryAfterMs ?? DEFAULT_COOL_DOWN_MS));
+      else if (status === 429 || status === 529) {
+        const ms = retryAfterMs ?? DEFAULT_COOL_DOWN_MS;
+        cool(e, ms);
+        peers?.report(providerId, name, ms);
+      }
+    },
+    close() {
+      stopListening?.();
     },
   };
 }
