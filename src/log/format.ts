@@ -27,6 +27,27 @@ export function formatDuration(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)}ms` : `${(ms / 1000).toFixed(2)}s`;
 }
 
+/** A duration coloured by how long a client waited: under a second, under ten, or longer. */
+function colourDuration(c: ChalkInstance, ms: number): string {
+  const text = formatDuration(ms);
+  return ms < 1000 ? c.green(text) : ms < 10_000 ? c.yellow(text) : c.red(text);
+}
+
+/** A phrase of the dropped list as the line shows it: its first words, the rest under --verbose. */
+const DROPPED_PHRASE_CHARS = 48;
+
+/** What translation dropped, named: the first phrase and how many more (`dropped metadata +2`). */
+export function formatDropped(warnings: readonly string[] | undefined): string | undefined {
+  if (!warnings?.length) return undefined;
+  const distinct = [...new Set(warnings)];
+  const first = distinct[0]!;
+  const shown = first.length > DROPPED_PHRASE_CHARS ? `${first.slice(0, DROPPED_PHRASE_CHARS - 1)}…` : first;
+  return `dropped ${printable(shown)}${distinct.length > 1 ? ` +${distinct.length - 1}` : ''}`;
+}
+
+/** An error longer than this goes on a line of its own under the request's, so the line keeps its columns. */
+const ERROR_ON_LINE_CHARS = 100;
+
 function colourStatus(c: ChalkInstance, status: number | undefined, aborted: boolean | undefined): string {
   if (aborted && (status === undefined || status < 400)) return c.gray(status === undefined ? 'abort' : `${status}✂`);
   if (status === undefined) return c.gray('---');
@@ -76,15 +97,20 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
   if (r.keyGroup) line += ` ${c.magenta(printable(`${r.keyGroup}:${r.keyName ?? r.keyId ?? '?'}`))}`;
   // A subagent's requests interleave with its session's: the line says whose they are.
   if (r.agentId) line += ` ${c.gray(`agent ${printable(r.agentId)}`)}`;
-  if (r.durationMs !== undefined) line += ` ${c.yellow(formatDuration(r.durationMs))}`;
+  if (r.durationMs !== undefined) line += ` ${colourDuration(c, r.durationMs)}`;
   if (r.stream && r.ttfbMs !== undefined) line += ` ${c.gray(`ttfb ${formatDuration(r.ttfbMs)}`)}`;
+  else if (r.stream) line += ` ${c.gray('stream')}`;
   const tokens = formatTokens(r.usage);
   if (tokens) line += ` ${c.gray(tokens)}`;
   const cost = formatCost(r.cost);
   if (cost) line += ` ${c.green(cost)}`;
-  if (r.warnings?.length) line += ` ${c.yellow(`${new Set(r.warnings).size} dropped`)}`;
+  const dropped = formatDropped(r.warnings);
+  if (dropped) line += ` ${c.yellow(dropped)}`;
   if (r.aborted) line += ` ${c.gray('client closed')}`;
-  if (r.error) line += ` ${c.red(`✗ ${printable(r.error)}`)}`;
+  if (r.error) {
+    const error = printable(r.error);
+    line += error.length > ERROR_ON_LINE_CHARS ? `\n    ${c.red(`✗ ${error}`)}` : ` ${c.red(`✗ ${error}`)}`;
+  }
   return line;
 }
 

@@ -187,6 +187,6 @@ describe.each([false, true])('a Messages caller (stream: %s)', (stream) => {
     expect(sent.messages[1]).toMatchObject({ role: 'assistant', content: [{ type: 'tool_use', name: 'get_weather' }] });
     const [line] = (await waitForLines(gw, linesBefore + 1)).slice(linesBefore);
     expect(line).toContain('claude-sonnet');
-    expect(line).toContain('1 dropped');
+    expect(line).toContain('dropped 1 thinking block(s) sealed for another provider');
   });
 });

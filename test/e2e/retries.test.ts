@@ -201,7 +201,7 @@ describe('retries before the first byte', () => {
     expect(res.headers['x-should-retry']).toBe('false');
     const line = await lastLine();
     // Three refused connections, then the fallback's three 529s.
-    expect(line).toContain('via down-model upstream_unavailable×3 → claude-test 529×3');
+    expect(line).toContain('via down-model unreachable×3 → claude-test 529×3');
   });
 });
 

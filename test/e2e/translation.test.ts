@@ -202,7 +202,7 @@ describe('Responses callers', () => {
     expect(res.headers['x-model-gateway-dropped']).toMatch(/web_search/);
     expect((received() as { tools?: unknown }).tools).toBeUndefined();
     const line = (await waitForLines(gw, before + 1)).at(-1);
-    expect(line).toMatch(/qwen → local\/qwen2.5-coder:7b \[responses→chat\] .*1 dropped/);
+    expect(line).toMatch(/qwen → local\/qwen2.5-coder:7b \[responses→chat\] .* dropped [^+]*web_search[^+]*$/);
   });
 
   it.each([
