@@ -486,7 +486,7 @@ describe('parseConfig: defaults', () => {
   });
 
   it('applies the inspector defaults, and reads inspector.keep, inspector.memoryMiB and inspector.history', () => {
-    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: true });
+    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: false });
     const c = parseConfig({ providers: {}, models: {}, inspector: { keep: 20, memoryMiB: 4, history: false } }, { env: {} });
     expect(c.inspector).toEqual({ keep: 20, memoryMiB: 4, history: false });
     expect(() => parseConfig({ providers: {}, models: {}, inspector: { keep: 0 } }, { env: {} })).toThrow(/inspector\.keep/);

@@ -215,9 +215,10 @@ const inspector = z
       ),
     history: z
       .boolean()
-      .default(true)
+      // Off by default until its cost per request is within bounds (docs/performance.md, "The inspector").
+      .default(false)
       .describe(
-        'Keep the recent past while no inspector page is open, so a page opened later shows it (default true). False: exchanges are captured and kept only while a page is open.',
+        'Keep the recent past while no inspector page is open, so a page opened later shows it (default false: exchanges are captured and kept only while a page is open). Costs CPU and memory on every request.',
       ),
   })
   .describe('The traffic inspector at /_inspector (off with `serve --no-inspector`).');

@@ -44,7 +44,7 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector stats'), () => {
     expect(await card('tokens')).toBe('44 / 12');
     expect(await card('hit-rate')).toBe('36%');
     expect(await card('duration')).toMatch(/^\d+ms \/ \d+ms$/);
-    expect(await card('cost')).toBe('—');
+    expect(await card('cost')).toBe('no price');
     const model = page.locator('table.stats tr[data-group="gpt-test"] td');
     expect((await model.allTextContents()).slice(0, 2)).toEqual(['gpt-test', '5']);
     expect(await page.locator('table.stats tr[data-group^="dev:"]').count()).toBe(1);
