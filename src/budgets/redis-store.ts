@@ -41,7 +41,11 @@ export interface RedisBudgetStore extends BudgetStore {
   close(): void;
 }
 
-const nano = (usd: number): number => (Number.isFinite(usd) && usd > 0 ? Math.round(usd * NANO) : 0);
+/**
+ * Dollars as whole nano-dollars, at most 2^53 - 1 (about $9M): past that a number would not be an integer Redis
+ * takes (a reservation from a hostile output cap may be any size), and no budget is that large.
+ */
+const nano = (usd: number): number => (Number.isFinite(usd) && usd > 0 ? Math.min(Number.MAX_SAFE_INTEGER, Math.round(usd * NANO)) : 0);
 /** How long a counter's keys live from `now`: until its period ends, and a while after. */
 const lifeOf = (c: BudgetCounter, now: number): number => Math.max(1, Math.ceil(c.resetsAt - now)) + KEPT_AFTER_PERIOD_MS;
 
