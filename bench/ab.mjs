@@ -27,8 +27,8 @@
  * through) and from its bedrock provider (event-stream decoded), A-B-B-A (bench/lib/bedrock-streams.mjs), and
  * reports the ratio of their CPU per stream per process; the reference forwarder has no part in it, and without
  * --base only this build runs.
- * `redis` measures what sharing key-group limits through Redis adds to a request: this build, its `dev` group
- * with all three limits, counting in memory in one process and in a redis-server on loopback (`state.redis`;
+ * `redis` measures what sharing key-group limits and budgets through Redis adds to a request: this build, its
+ * `dev` group with all three limits and a budget (none with --no-budget), counting in memory in one process and in a redis-server on loopback (`state.redis`;
  * bench/lib/redis.mjs) in another, both up at once, small requests one at a time alternating between them
  * (`--serial` each, after a warm-up); it reports their p50 and the difference, paired per rep. It needs no
  * --base and runs no reference.
@@ -130,6 +130,8 @@ const SCENARIOS = {
 };
 /** The `redis` scenario's limits: all three, so that an admission runs every check and its end gives a slot back and files tokens. */
 const REDIS_LIMITS = { requestsPerMinute: 10_000_000, concurrentRequests: 10_000, tokensPerMinute: 1_000_000_000 };
+/** The `redis` scenario's budget, never reached: each request reserves on it and settles its cost. */
+const REDIS_BUDGET = { usd: 1_000_000, per: 'month' };
 for (const s of only) if (!SCENARIOS[s]) throw new Error(`Unknown scenario '${s}': ${Object.keys(SCENARIOS).join(', ')}.`);
 
 const PROBE = ['--import', fileURLToPath(new URL('./lib/ttfb-probe.mjs', import.meta.url))];
@@ -287,9 +289,9 @@ try {
     ...(base ? { base: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'base', bin: join(base.dir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock }) } : {}),
     this: (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: 'this', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock }),
   };
-  // The `redis` scenario's two: this build with the same limits, kept in memory and in Redis.
+  // The `redis` scenario's two: this build with the same limits and budget, kept in memory and in Redis.
   const start = (tag, state) => (extraNodeArgs) =>
-    startGateway(place, dir, upstream.origin, { tag, bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, limits: REDIS_LIMITS, ...(state ? { state } : {}) });
+    startGateway(place, dir, upstream.origin, { tag, bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, limits: REDIS_LIMITS, budget: flag('no-budget') ? undefined : REDIS_BUDGET, ...(state ? { state } : {}) });
   const stores = redis ? { memory: start('memory'), redis: start('redis', { redis: redis.url }) } : {};
   const also = option('also', '').split(',').filter(Boolean);
   for (const d of also) {

@@ -109,8 +109,11 @@ export async function startRelay(place, upstreamOrigin) {
  * models plus globs, three key groups (a named env-var key, 200 sha256 keys, a
  * restricted CI group), and the gateway started with --log-file.
  */
-/** `limits` for the `dev` group and `state` (shared limits in Redis): the `redis` scenario of bench/ab.mjs. */
-export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, state, tag = '' } = {}) {
+/**
+ * `limits` and `budget` for the `dev` group (a budget prices `bench-chat`, so that its requests reserve and settle
+ * an amount) and `state` (shared limits and budgets in Redis): the `redis` scenario of bench/ab.mjs.
+ */
+export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, budget, state, tag = '' } = {}) {
   const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
   const sha = (k) => `sha256:${createHash('sha256').update(k).digest('hex')}`;
   const teamKeys = Array.from({ length: 200 }, (_, i) => ({ name: `member-${i}`, key: sha(`team-key-${i}-xxxxxxxxxxxxxxxx`) }));
@@ -127,7 +130,12 @@ export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits
       echo: { type: 'echo' },
     },
     models: {
-      'bench-chat': { provider: 'openai-fast', upstreamModel: MODELS['bench-chat'].upstreamModel, features: ['tools', 'images', 'streaming'] },
+      'bench-chat': {
+        provider: 'openai-fast',
+        upstreamModel: MODELS['bench-chat'].upstreamModel,
+        features: ['tools', 'images', 'streaming'],
+        ...(budget ? { price: { input: 3, output: 15 } } : {}),
+      },
       'bench-chat-slow': { provider: 'openai-slow', upstreamModel: MODELS['bench-chat-slow'].upstreamModel },
       'bench-chat-mem': { provider: 'openai-mem', upstreamModel: MODELS['bench-chat-mem'].upstreamModel },
       'claude-bench': { provider: 'anthropic', upstreamModel: MODELS['claude-bench'].upstreamModel, description: 'Claude on the fake upstream' },
@@ -138,7 +146,7 @@ export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits
       echo: { provider: 'echo' },
     },
     keyGroups: {
-      dev: { keys: [{ name: 'bench', key: '${BENCH_GATEWAY_KEY}' }], models: ['*'], ...(limits ? { limits } : {}) },
+      dev: { keys: [{ name: 'bench', key: '${BENCH_GATEWAY_KEY}' }], models: ['*'], ...(limits ? { limits } : {}), ...(budget ? { budget } : {}) },
       team: { keys: teamKeys, models: ['bench-*', 'claude-*', 'gpt-*'] },
       ci: { keys: [{ name: 'ci-runner', key: sha('ci-key-yyyyyyyyyyyyyyyy') }], models: ['bench-chat'], protocols: ['chat'], features: ['streaming'] },
     },
@@ -158,10 +166,10 @@ export async function startGateway(
   place,
   dir,
   upstreamOrigin,
-  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, state } = {},
+  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, budget, state } = {},
 ) {
-  // A config of its own when it differs from the others' (limits, state), so that none overwrites another's.
-  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, state, tag: limits || state ? tag : '' });
+  // A config of its own when it differs from the others' (limits, budget, state), so that none overwrites another's.
+  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, budget, state, tag: limits || budget || state ? tag : '' });
   const stdoutFile = join(dir, `${tag}.stdout.log`);
   const logFile = join(dir, `${tag}.requests.jsonl`);
   const argv = [

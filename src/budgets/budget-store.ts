@@ -35,3 +35,13 @@ export interface BudgetStore {
    */
   seed(counter: BudgetCounter, usd: number): void | Promise<void>;
 }
+
+/**
+ * Thrown (or rejected with) by a store that cannot decide and has said so in the log already (Redis
+ * down, with `state.onRedisDown.budgets: "closed"`): the request gets the 503 of any store failure.
+ */
+export class BudgetStoreDown extends Error {
+  constructor() {
+    super('the budget store is down');
+  }
+}

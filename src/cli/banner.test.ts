@@ -96,11 +96,13 @@ describe('the banner and what gateways share', () => {
       version: '0',
     });
 
-  it('names the Redis, its password masked, and what limits do while it is down', () => {
+  it('names the Redis, its password masked, and what limits and budgets do while it is down', () => {
     expect(banner({ redis: 'redis://:hunter2@redis.internal:6379/0' })).toContain(
-      "shared    limits, wrong keys and cool-downs in Redis at redis://:***@redis.internal:6379/0 (limits this gateway's own while it is down)",
+      "shared    limits, budgets, wrong keys and cool-downs in Redis at redis://:***@redis.internal:6379/0 (limits this gateway's own while it is down; budgets refused while it is down)",
     );
-    expect(banner({ redis: 'redis://r:6379', onRedisDown: { limits: 'closed' } })).toContain('(limits refused while it is down)');
+    expect(banner({ redis: 'redis://r:6379', onRedisDown: { limits: 'closed', budgets: 'open' } })).toContain(
+      "(limits refused while it is down; budgets this gateway's own while it is down)",
+    );
     expect(banner({ redis: 'redis://:hunter2@r:6379' })).not.toContain('hunter2');
   });
 

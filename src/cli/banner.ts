@@ -4,7 +4,7 @@
  * away (`model-gateway env <client>`).
  */
 import type { ChalkInstance } from 'chalk';
-import type { Config, ConfigSource, GatewayKey, ProviderConfig } from '../config/types.js';
+import type { Config, ConfigSource, GatewayKey, OnRedisDown, ProviderConfig } from '../config/types.js';
 import { shownRedisUrl } from '../state/redis-url.js';
 import { printable } from '../log/terminal-text.js';
 import { providerKind } from '../providers/kinds.js';
@@ -64,8 +64,11 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
   );
   lines.push(`${label('groups')}${groups.join(c.gray(' · ')) || c.yellow('none: every request will be refused')}`);
   if (config.state) {
-    const whileDown = config.state.onRedisDown.limits === 'open' ? "this gateway's own while it is down" : 'refused while it is down';
-    lines.push(`${label('shared')}limits, wrong keys and cool-downs in Redis at ${printable(shownRedisUrl(config.state.redis))} ${c.gray(`(limits ${whileDown})`)}`);
+    const whileDown = (policy: OnRedisDown) => (policy === 'open' ? "this gateway's own while it is down" : 'refused while it is down');
+    const { limits, budgets } = config.state.onRedisDown;
+    lines.push(
+      `${label('shared')}limits, budgets, wrong keys and cool-downs in Redis at ${printable(shownRedisUrl(config.state.redis))} ${c.gray(`(limits ${whileDown(limits)}; budgets ${whileDown(budgets)})`)}`,
+    );
   }
 
   if (inspectorUrl) {

@@ -18,24 +18,28 @@ interface Row {
   readonly value: string;
 }
 
-function whileDown(policy: OnRedisDown): string {
+function whileDown(policy: OnRedisDown, refused: string): string {
   switch (policy) {
     case 'open':
       return "open: each gateway counts in its own memory until Redis answers";
     case 'closed':
-      return 'closed: requests of groups with limits get 503 until Redis answers';
+      return `closed: ${refused} get 503 until Redis answers`;
     default:
       return assertNever(policy);
   }
 }
 
 export function sharedStateTable(state: StateConfig | undefined, c: ChalkInstance): string {
-  if (!state) return `  ${c.gray('nothing shared: limits are counted in this gateway\'s memory (set state.redis to share them between gateways)')}\n`;
+  if (!state) return `  ${c.gray('nothing shared: limits and budgets are counted in this gateway\'s memory (set state.redis to share them between gateways)')}\n`;
   const marked = (value: string, isDefault: boolean) => (isDefault ? c.gray(`${value} (default)`) : value);
   const rows: Row[] = [
     { setting: 'state.redis', value: printable(shownRedisUrl(state.redis)) },
     { setting: 'state.keyPrefix', value: marked(printable(state.keyPrefix), state.keyPrefix === DEFAULT_STATE.keyPrefix) },
-    { setting: 'state.onRedisDown.limits', value: marked(whileDown(state.onRedisDown.limits), state.onRedisDown.limits === DEFAULT_STATE.onRedisDown.limits) },
+    { setting: 'state.onRedisDown.limits', value: marked(whileDown(state.onRedisDown.limits, 'requests of groups with limits'), state.onRedisDown.limits === DEFAULT_STATE.onRedisDown.limits) },
+    {
+      setting: 'state.onRedisDown.budgets',
+      value: marked(whileDown(state.onRedisDown.budgets, 'requests with budgets'), state.onRedisDown.budgets === DEFAULT_STATE.onRedisDown.budgets),
+    },
     { setting: 'state.commandTimeoutMs', value: marked(`${state.commandTimeoutMs} ms`, state.commandTimeoutMs === DEFAULT_STATE.commandTimeoutMs) },
   ];
   const columns: Column<Row>[] = [

@@ -27,7 +27,7 @@ export const DEBOUNCE_MS = 150;
 const CACHED_MODULE = /\.(js|cjs|mjs)$/;
 
 /** Server settings a running gateway cannot take on: where it listens, and the data folder read at start. */
-const RESTART_FIELDS = new Set(['host', 'port', 'dataDir', 'state.redis', 'state.keyPrefix', 'state.onRedisDown.limits', 'state.commandTimeoutMs']);
+const RESTART_FIELDS = new Set(['host', 'port', 'dataDir', 'state.redis', 'state.keyPrefix', 'state.onRedisDown.limits', 'state.onRedisDown.budgets', 'state.commandTimeoutMs']);
 
 export interface WatchConfigOptions {
   /** Absolute path of the config file. */

@@ -24,7 +24,8 @@ export const DEFAULT_SERVER_LIMITS = {
 } as const;
 export const DEFAULT_STATE = {
   keyPrefix: 'model-gateway:',
-  onRedisDown: { limits: 'open' },
+  // Limits open (a few requests too many while Redis is down), budgets closed (spend is money).
+  onRedisDown: { limits: 'open', budgets: 'closed' },
   // Redis answers in well under a millisecond on a LAN; half a second is a stall, not a slow answer.
   commandTimeoutMs: 500,
 } as const;

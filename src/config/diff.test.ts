@@ -284,6 +284,7 @@ const cases: [string, (c: Raw) => void, ConfigChange[]][] = [
           { field: 'state.redis', secret: true },
           { field: 'state.keyPrefix', from: '(none)', to: 'model-gateway:' },
           { field: 'state.onRedisDown.limits', from: '(none)', to: 'closed' },
+          { field: 'state.onRedisDown.budgets', from: '(none)', to: 'closed' },
           { field: 'state.commandTimeoutMs', from: '(none)', to: '500' },
         ],
       },

@@ -192,6 +192,7 @@ function diffServer(before: Config, after: Config): ConfigChange[] {
   if (before.state?.redis !== after.state?.redis) fields.push({ field: 'state.redis', secret: true });
   field(fields, 'state.keyPrefix', before.state?.keyPrefix ?? '(none)', after.state?.keyPrefix ?? '(none)');
   field(fields, 'state.onRedisDown.limits', before.state?.onRedisDown.limits ?? '(none)', after.state?.onRedisDown.limits ?? '(none)');
+  field(fields, 'state.onRedisDown.budgets', before.state?.onRedisDown.budgets ?? '(none)', after.state?.onRedisDown.budgets ?? '(none)');
   field(fields, 'state.commandTimeoutMs', String(before.state?.commandTimeoutMs ?? '(none)'), String(after.state?.commandTimeoutMs ?? '(none)'));
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
 }

@@ -459,7 +459,7 @@ describe('parseConfig: defaults', () => {
     expect(shared.state).toEqual({
       redis: 'rediss://:pw@redis.internal:6380/1',
       keyPrefix: 'model-gateway:',
-      onRedisDown: { limits: 'open' },
+      onRedisDown: { limits: 'open', budgets: 'closed' },
       commandTimeoutMs: 500,
     });
   });

@@ -79,7 +79,7 @@ const valid: readonly Case[] = [
   { name: 'gateway.config.example.json', config: JSON.parse(read('gateway.config.example.json')) },
   { name: 'the built-in default config', config: defaultWrittenConfig({}).written },
   { name: 'the smallest config: one echo provider and model', config: echo },
-  { name: 'state shared through Redis, every field', config: { ...echo, state: { redis: 'redis://:pw@127.0.0.1:6379/0', keyPrefix: 'team-a:', onRedisDown: { limits: 'closed' }, commandTimeoutMs: 250 } } },
+  { name: 'state shared through Redis, every field', config: { ...echo, state: { redis: 'redis://:pw@127.0.0.1:6379/0', keyPrefix: 'team-a:', onRedisDown: { limits: 'closed', budgets: 'open' }, commandTimeoutMs: 250 } } },
   { name: 'state: a TLS Redis URL from the environment', config: { ...echo, state: { redis: '${REDIS_URL}' } } },
   { name: 'state: an IPv6 Redis host', config: { ...echo, state: { redis: 'redis://[::1]:6379' } } },
   {
@@ -174,6 +174,7 @@ const invalid: readonly Case[] = [
   { name: 'state: a Redis URL without a host', config: { ...echo, state: { redis: 'redis://:secret@' } }, pointer: '/state/redis', problem: /state\.redis/ },
   { name: 'state without redis', config: { ...echo, state: { keyPrefix: 'x:' } }, pointer: '/state/redis', problem: /state\.redis/ },
   { name: 'state: an unknown policy', config: { ...echo, state: { redis: 'redis://r', onRedisDown: { limits: 'maybe' } } }, pointer: '/state/onRedisDown/limits', problem: /onRedisDown\.limits/ },
+  { name: 'state: an unknown budgets policy', config: { ...echo, state: { redis: 'redis://r', onRedisDown: { budgets: 'sometimes' } } }, pointer: '/state/onRedisDown/budgets', problem: /onRedisDown\.budgets/ },
   { name: 'base URL not http(s)', config: withProvider({ type: 'openai', baseUrl: 'ftp://example.com/v1' }), pointer: '/providers/p/baseUrl', problem: /baseUrl/ },
   { name: 'base URL without a scheme', config: withProvider({ type: 'openai', baseUrl: 'localhost:11434/v1' }), pointer: '/providers/p/baseUrl', problem: /baseUrl/ },
   {

@@ -371,6 +371,12 @@ const state = z
           .describe(
             'Key-group limits while Redis cannot be reached: "open" serves, counting in this process\'s memory until Redis is back; "closed" answers 503 to the requests of groups with limits (default "open").',
           ),
+        budgets: z
+          .enum(['open', 'closed'])
+          .default(DEFAULT_STATE.onRedisDown.budgets)
+          .describe(
+            'Budgets while Redis cannot be reached: "open" serves, counting spend in this process\'s memory until Redis is back (from the ledger\'s spend at start); "closed" answers 503 to the requests that answer to a budget (default "closed").',
+          ),
       })
       .prefault({})
       .describe('What the gateway does while Redis cannot be reached. The outage and its end are logged once each.'),
@@ -380,7 +386,7 @@ const state = z
         'Longest the gateway waits for an answer from Redis, in milliseconds, before it treats Redis as down (default 500): a stalled Redis cannot hold requests longer than this.',
       ),
   })
-  .describe('What several gateways behind one load balancer share: key-group limits, kept in Redis.');
+  .describe('What several gateways behind one load balancer share, kept in Redis: key-group limits, budget spend and reservations, the wrong-key throttle and credential cool-downs.');
 
 export const writtenConfigSchema = z
   .strictObject({

@@ -216,7 +216,7 @@ export interface StateConfig {
   /** A redis:// or rediss:// URL; may hold a password, so shown only through `state/redis-url.ts`. */
   readonly redis: string;
   readonly keyPrefix: string;
-  readonly onRedisDown: { readonly limits: OnRedisDown };
+  readonly onRedisDown: { readonly limits: OnRedisDown; readonly budgets: OnRedisDown };
   readonly commandTimeoutMs: number;
 }
 

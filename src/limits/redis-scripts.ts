@@ -15,12 +15,16 @@
 /** A script as the client defines it as a command of its own (`defineCommand`). */
 export interface Script {
   readonly name: string;
+  /** How many of a call's arguments are keys; -1: a number given first in each call says. */
   readonly keys: number;
   readonly lua: string;
 }
 
-// Redis before 5 must be told to replicate a script's effects when it reads TIME before writing; later ones always do.
-const NOW = `
+/**
+ * Lua defining `now_ms(given)`: `given` when it is a number, else Redis's clock in ms. Redis before 5 must be
+ * told to replicate a script's effects when it reads TIME before writing; later ones always do.
+ */
+export const NOW = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local function now_ms(given)
   local n = tonumber(given)

@@ -14,7 +14,6 @@ import type { Logger } from '../log/logger.js';
 import { printable } from '../log/terminal-text.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
-import { createMemoryBudgetStore } from '../budgets/memory-store.js';
 import { allLines, type BudgetLine } from '../budgets/plan.js';
 import { addedLines, restoreSpend } from '../budgets/restore.js';
 import { createLedger, type UsageLedger } from '../ledger/writer.js';
@@ -60,7 +59,7 @@ export interface GatewayOptions {
   readonly sealKey?: Buffer;
   /** Where translated Responses answers are kept for later references; default: this process's memory. */
   readonly responsesStore?: ResponsesStore;
-  /** Where spend against budgets is kept; default: this process's memory. */
+  /** Where spend against budgets is kept; default: Redis with `state.redis`, else this process's memory. */
   readonly budgetStore?: BudgetStore;
   /**
    * The usage ledger's folder (`serve`: `<dataDir>/usage`): finished model requests are appended to
@@ -145,7 +144,9 @@ function openLedger(dir: string, logger: Logger): UsageLedger | undefined {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const budgets = options.budgetStore ?? createMemoryBudgetStore();
+  // Read at start: a reload that changes `state` is applied by a restart (cli/watch-config.ts says so).
+  const shared = sharedState(options.config, options.logger, { limits: options.limitStore, budgets: options.budgetStore });
+  const budgets = shared.budgets;
   const ledgerDir = options.config.server.ledger === false ? undefined : options.ledgerDir;
   const ledger = ledgerDir === undefined ? undefined : openLedger(ledgerDir, options.logger);
   const restore = (config: Config, lines: readonly BudgetLine[]): Promise<void> | undefined => {
@@ -160,8 +161,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
   // Spend since each budget's period started, before the first request is admitted (listen waits for it).
   const restored = restore(options.config, allLines(options.config));
-  // Read at start: a reload that changes `state` is applied by a restart (cli/watch-config.ts says so).
-  const shared = sharedState(options.config, options.logger, options.limitStore);
   const deps: HandlerDeps = {
     logger: options.logger,
     version: options.version ?? '0.0.0',

@@ -1,40 +1,55 @@
 /**
  * What a gateway keeps where other gateways see it: with `state.redis`, one connection to Redis
- * shared by the key-group limits, the wrong-key throttle's failures and the credentials' cool-downs
- * (these also listen on a second one); without it, this process's memory alone (nothing here runs
- * on the request path then). Closed after the last request.
+ * shared by the key-group limits, the budgets' spend and reservations, the wrong-key throttle's
+ * failures and the credentials' cool-downs (these also listen on a second one); without it, this
+ * process's memory alone (nothing here runs on the request path then). Closed after the last request.
  */
 import { shareAuthFailures } from '../auth/shared-throttle.js';
 import { type AuthThrottle, MAX_TRACKED_ADDRESSES, newAuthThrottle } from '../auth/throttle.js';
+import type { BudgetStore } from '../budgets/budget-store.js';
+import { createMemoryBudgetStore } from '../budgets/memory-store.js';
+import { sharedBudgetStore } from '../budgets/shared-store.js';
 import type { Config } from '../config/types.js';
 import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
-import { sharedLimitStore, whileRedisDown } from '../limits/shared-store.js';
+import { sharedLimitStore } from '../limits/shared-store.js';
 import type { Logger } from '../log/logger.js';
 import type { CooldownPeers } from '../providers/credentials/rotation.js';
 import { shareCooldowns } from '../state/cooldowns.js';
+import { whileRedisDown } from '../state/on-redis-down.js';
 import { connectRedis } from '../state/redis-connection.js';
 
 export interface SharedState {
   readonly limits: LimitStore;
+  readonly budgets: BudgetStore;
   readonly authFailures: AuthThrottle;
   readonly cooldowns?: CooldownPeers;
   close(): Promise<void>;
 }
 
-/** `given`: a limit store the caller keeps (and closes) itself, used instead of the config's. */
-export function sharedState(config: Config, logger: Logger, given?: LimitStore): SharedState {
+/** Stores the caller keeps (and closes) itself, used instead of the config's. */
+export interface GivenStores {
+  readonly limits?: LimitStore | undefined;
+  readonly budgets?: BudgetStore | undefined;
+}
+
+export function sharedState(config: Config, logger: Logger, given: GivenStores = {}): SharedState {
   const state = config.state;
-  if (!state) return { limits: given ?? createMemoryLimitStore(), authFailures: newAuthThrottle(), close: async () => {} };
+  if (!state) {
+    return { limits: given.limits ?? createMemoryLimitStore(), budgets: given.budgets ?? createMemoryBudgetStore(), authFailures: newAuthThrottle(), close: async () => {} };
+  }
   const redis = connectRedis({ state, logger, whileDown: whileRedisDown(state) });
-  const own = given ? undefined : sharedLimitStore(redis, state);
+  const limits = given.limits ? undefined : sharedLimitStore(redis, state);
+  const budgets = given.budgets ? undefined : sharedBudgetStore(redis, state);
   const cooldowns = shareCooldowns(redis, state.keyPrefix);
   return {
-    limits: given ?? own!,
+    limits: given.limits ?? limits!,
+    budgets: given.budgets ?? budgets!,
     authFailures: newAuthThrottle(MAX_TRACKED_ADDRESSES, shareAuthFailures(redis, state.keyPrefix)),
     cooldowns,
     async close() {
-      own?.close();
+      limits?.close();
+      budgets?.close();
       cooldowns.close();
       await redis.close();
     },

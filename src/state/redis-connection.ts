@@ -32,7 +32,7 @@ export interface RedisConnection {
 export interface RedisConnectionOptions {
   readonly state: StateConfig;
   readonly logger: Logger;
-  /** What the gateway does while Redis is down, for the outage's log line (shared-store.ts `whileRedisDown`). */
+  /** What the gateway does while Redis is down, for the outage's log line (on-redis-down.ts `whileRedisDown`). */
   readonly whileDown: string;
 }
 
@@ -59,7 +59,7 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     probe = undefined;
     if (up) return;
     up = true;
-    logger.info(`Redis at ${where} answers again: limits are shared again`);
+    logger.info(`Redis at ${where} answers again: limits and budgets are shared again`);
   };
   const markDown = (err: unknown) => {
     if (closed) return;

@@ -92,6 +92,18 @@ export function runBudgetStoreContract(name: string, contract: BudgetStoreContra
       (await reserved(store.reserve([c], 0.9, NOW))).settle(0.9);
     });
 
+    it('holds a reservation of any size (a hostile output cap) as one past the budget, and is unharmed once it is settled', async () => {
+      const store = await contract.newStore();
+      const c = counter(1);
+      const huge = await reserved(store.reserve([c], 1e300, NOW));
+      expect((await refused(store.reserve([c], 0.1, NOW))).index).toBe(0);
+      huge.settle(0);
+      // Given back whole: nothing reserved is left of it, so spend alone decides.
+      (await reserved(store.reserve([c], 0.5, NOW))).settle(0.99);
+      (await reserved(store.reserve([c], 0.5, NOW))).settle(0.01);
+      expect((await refused(store.reserve([c], 0.5, NOW))).spent).toBeCloseTo(1, 9);
+    });
+
     it('adds seeded spend (the ledger at start) to what it counts', async () => {
       const store = await contract.newStore();
       const c = counter(1);

@@ -21,7 +21,7 @@ let prefixes = 0;
 const freshPrefix = () => `test-${process.pid}-${prefixes++}:`;
 
 const quietLogger = () => createLogger({ out: { write: () => true }, chalk: new Chalk({ level: 0 }), verbose: false });
-const state = (): StateConfig => ({ redis: redis.url, keyPrefix: 'unused:', onRedisDown: { limits: 'closed' }, commandTimeoutMs: 2000 });
+const state = (): StateConfig => ({ redis: redis.url, keyPrefix: 'unused:', onRedisDown: { limits: 'closed', budgets: 'closed' }, commandTimeoutMs: 2000 });
 /** A gateway's own connection to the test Redis. */
 function connection(): RedisConnection {
   const c = connectRedis({ state: state(), logger: quietLogger(), whileDown: '' });

@@ -41,7 +41,7 @@ describe('check: shared state', () => {
   it('says nothing is shared without state', async () => {
     const { code, stdout } = await check(undefined);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/Shared state\n\s+nothing shared: limits are counted in this gateway's memory/);
+    expect(stdout).toMatch(/Shared state\n\s+nothing shared: limits and budgets are counted in this gateway's memory/);
   });
 
   it('shows the Redis URL with its password masked, the defaults marked, and the policy in words', async () => {
@@ -50,6 +50,8 @@ describe('check: shared state', () => {
     expect(stdout).toMatch(/state\.redis\s+rediss:\/\/gateway:\*\*\*@redis\.internal:6380\/3$/m);
     expect(stdout).toMatch(/state\.keyPrefix\s+model-gateway: \(default\)$/m);
     expect(stdout).toMatch(/state\.onRedisDown\.limits\s+closed: requests of groups with limits get 503 until Redis answers$/m);
+    // Budgets are closed unless said otherwise.
+    expect(stdout).toMatch(/state\.onRedisDown\.budgets\s+closed: requests with budgets get 503 until Redis answers \(default\)$/m);
     expect(stdout).toMatch(/state\.commandTimeoutMs\s+500 ms \(default\)$/m);
     expect(stdout + stderr).not.toContain('hunter2');
   });
@@ -73,7 +75,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('check --probe: Redis'), () => {
     const port = await closedPort();
     const { code, stdout, stderr } = await check({ redis: `redis://:hunter2@127.0.0.1:${port}` }, ['--probe']);
     expect(code).toBe(1);
-    expect(stdout).toMatch(new RegExp(`✖ state\\.redis: .*ECONNREFUSED 127\\.0\\.0\\.1:${port}.*; while it is down, limits are open`));
+    expect(stdout).toMatch(new RegExp(`✖ state\\.redis: .*ECONNREFUSED 127\\.0\\.0\\.1:${port}.*; while it is down, limits are open and budgets closed`));
     expect(stdout + stderr).not.toContain('hunter2');
   });
 

@@ -1,11 +1,12 @@
 /**
- * A gateway in a process of its own whose concurrency slots live only `slotTtlMs` unless pushed back,
- * so that a test can kill it (SIGKILL) with slots held and see them expire without waiting the
- * default. Run as `node --import tsx test/helpers/gateway-process.ts CONFIG.json SLOT_TTL_MS`; it
+ * A gateway in a process of its own whose concurrency slots and budget reservations live only `TTL_MS`
+ * unless pushed back, so that a test can kill it (SIGKILL) with them held and see them expire without
+ * waiting the default. Run as `node --import tsx test/helpers/gateway-process.ts CONFIG.json TTL_MS`; it
  * prints `listening on <url>` once it serves, and its log lines after.
  */
 import { readFileSync } from 'node:fs';
 import { Chalk } from 'chalk';
+import { sharedBudgetStore } from '#src/budgets/shared-store.js';
 import { parseConfig } from '#src/config/parse.js';
 import { sharedLimitStore } from '#src/limits/shared-store.js';
 import { createLogger } from '#src/log/logger.js';
@@ -17,6 +18,8 @@ const config = parseConfig(JSON.parse(readFileSync(file!, 'utf8')), { env: {} })
 const state = config.state;
 if (!state) throw new Error(`${file} has no state.redis`);
 const logger = createLogger({ out: process.stdout, chalk: new Chalk({ level: 0 }) });
-const limitStore = sharedLimitStore(connectRedis({ state, logger, whileDown: 'counting locally' }), state, { slotTtlMs: Number(ttl) });
-const gateway = createGateway({ config, logger, limitStore });
+const connection = connectRedis({ state, logger, whileDown: 'counting locally' });
+const limitStore = sharedLimitStore(connection, state, { slotTtlMs: Number(ttl) });
+const budgetStore = sharedBudgetStore(connection, state, { reservationTtlMs: Number(ttl) });
+const gateway = createGateway({ config, logger, limitStore, budgetStore });
 process.stdout.write(`listening on ${await gateway.listen(0, '127.0.0.1')}\n`);

@@ -105,7 +105,7 @@ export async function check(flags: CheckFlags, io: CliIo): Promise<void> {
     if (redis.verdict === 'ok') spinner.succeed(`Redis: ${redis.detail ?? 'ok'}`);
     else {
       spinner.fail('Redis: unreachable');
-      redisProblems.push(`state.redis: ${redis.detail ?? 'no answer'}; while it is down, limits are ${config.state.onRedisDown.limits}`);
+      redisProblems.push(`state.redis: ${redis.detail ?? 'no answer'}; while it is down, limits are ${config.state.onRedisDown.limits} and budgets ${config.state.onRedisDown.budgets}`);
     }
   }
 
