@@ -4,32 +4,18 @@
  * when their gateway stops pushing them back, seeding only what Redis does not hold, and counters
  * that expire after their period.
  */
-import { Chalk } from 'chalk';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetCounter, BudgetDecision, Reservation } from '#src/budgets/budget-store.js';
 import { createRedisBudgetStore, type RedisBudgetStore } from '#src/budgets/redis-store.js';
-import type { StateConfig } from '#src/config/types.js';
-import { createLogger } from '#src/log/logger.js';
-import { connectRedis, type RedisConnection } from '#src/state/redis-connection.js';
-import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import type { RedisConnection } from '#src/state/redis-connection.js';
+import { HAS_REDIS, redisSuite, startRedis, testRedisConnections, type TestRedis } from '../helpers/redis-server.js';
 import { runBudgetStoreContract } from './budget-store.contract.js';
 
 let redis: TestRedis;
-const connections: RedisConnection[] = [];
 const stores: RedisBudgetStore[] = [];
-let prefixes = 0;
-/** A key prefix of its own per store, so that no test sees another's keys. */
-const freshPrefix = () => `test-${process.pid}-${prefixes++}:`;
+const { connection, freshPrefix, closeAll } = testRedisConnections(() => redis);
 
-const quietLogger = () => createLogger({ out: { write: () => true }, chalk: new Chalk({ level: 0 }), verbose: false });
-const state = (): StateConfig => ({ redis: redis.url, keyPrefix: 'unused:', onRedisDown: { limits: 'closed', budgets: 'closed' }, commandTimeoutMs: 2000 });
-/** A gateway's own connection to the test Redis. */
-function connection(): RedisConnection {
-  const c = connectRedis({ state: state(), logger: quietLogger(), whileDown: '' });
-  connections.push(c);
-  return c;
-}
 function store(options: { prefix?: string; reservationTtlMs?: number } = {}): RedisBudgetStore {
   const s = createRedisBudgetStore({
     connection: connection(),
@@ -46,7 +32,7 @@ if (HAS_REDIS) {
   });
   afterAll(async () => {
     for (const s of stores) s.close();
-    await Promise.all(connections.map((c) => c.close()));
+    await closeAll();
     await redis?.stop();
   });
   // The sibling: another gateway's connection and store over the same keys.

@@ -3,31 +3,18 @@
  * shared store has to do: several gateways' clients asking at once, Redis's own clock, slots
  * that expire when their gateway stops pushing them back, and Redis forgetting its scripts.
  */
-import { Chalk } from 'chalk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GroupLimits, StateConfig } from '#src/config/types.js';
+import type { GroupLimits } from '#src/config/types.js';
 import type { Decision, LimitStore } from '#src/limits/limit-store.js';
 import { createRedisLimitStore, type RedisLimitStore } from '#src/limits/redis-store.js';
-import { createLogger } from '#src/log/logger.js';
-import { connectRedis, type RedisConnection } from '#src/state/redis-connection.js';
-import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import type { RedisConnection } from '#src/state/redis-connection.js';
+import { HAS_REDIS, redisSuite, startRedis, testRedisConnections, type TestRedis } from '../helpers/redis-server.js';
 import { runLimitStoreContract } from './limit-store.contract.js';
 
 let redis: TestRedis;
-const connections: RedisConnection[] = [];
 const stores: RedisLimitStore[] = [];
-let prefixes = 0;
-/** A key prefix of its own per store, so that no test sees another's keys. */
-const freshPrefix = () => `test-${process.pid}-${prefixes++}:`;
+const { connection, freshPrefix, closeAll } = testRedisConnections(() => redis);
 
-const quietLogger = () => createLogger({ out: { write: () => true }, chalk: new Chalk({ level: 0 }), verbose: false });
-const state = (): StateConfig => ({ redis: redis.url, keyPrefix: 'unused:', onRedisDown: { limits: 'closed', budgets: 'closed' }, commandTimeoutMs: 2000 });
-/** A gateway's own connection to the test Redis. */
-function connection(): RedisConnection {
-  const c = connectRedis({ state: state(), logger: quietLogger(), whileDown: '' });
-  connections.push(c);
-  return c;
-}
 function store(options: { prefix?: string; clock?: () => number; slotTtlMs?: number; via?: RedisConnection } = {}): RedisLimitStore {
   const s = createRedisLimitStore({
     connection: options.via ?? connection(),
@@ -45,7 +32,7 @@ if (HAS_REDIS) {
   });
   afterAll(async () => {
     for (const s of stores) s.close();
-    await Promise.all(connections.map((c) => c.close()));
+    await closeAll();
     await redis?.stop();
   });
   // One connection for the contract's stores, each under a prefix of its own.

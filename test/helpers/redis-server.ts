@@ -8,6 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Chalk } from 'chalk';
+import type { StateConfig } from '#src/config/types.js';
+import { createLogger } from '#src/log/logger.js';
+import { connectRedis, type RedisConnection } from '#src/state/redis-connection.js';
 
 export const REDIS_SERVER = process.env.MODEL_GATEWAY_REDIS_SERVER ?? 'redis-server';
 export const HAS_REDIS = spawnSync(REDIS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;
@@ -103,4 +107,25 @@ function send(port: number, args: readonly string[]): Promise<string> {
     });
     socket.write(`*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`);
   });
+}
+
+/**
+ * Connections of the gateway's own to a test Redis, as the store contract suites open them: each store
+ * under a key prefix of its own (`freshPrefix`), so no test sees another's keys; `closeAll` at the end.
+ */
+export function testRedisConnections(redis: () => TestRedis) {
+  const open: RedisConnection[] = [];
+  let prefixes = 0;
+  const quiet = createLogger({ out: { write: () => true }, chalk: new Chalk({ level: 0 }), verbose: false });
+  const state = (): StateConfig => ({ redis: redis().url, keyPrefix: 'unused:', onRedisDown: { limits: 'closed', budgets: 'closed' }, commandTimeoutMs: 2000 });
+  return {
+    freshPrefix: () => `test-${process.pid}-${prefixes++}:`,
+    /** A gateway's own connection to the test Redis. */
+    connection(): RedisConnection {
+      const c = connectRedis({ state: state(), logger: quiet, whileDown: '' });
+      open.push(c);
+      return c;
+    },
+    closeAll: () => Promise.all(open.map((c) => c.close())),
+  };
 }
