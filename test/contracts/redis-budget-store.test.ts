@@ -8,7 +8,6 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BudgetCounter, BudgetDecision, Reservation } from '#src/budgets/budget-store.js';
 import { createRedisBudgetStore, type RedisBudgetStore } from '#src/budgets/redis-store.js';
-import type { RedisConnection } from '#src/state/redis-connection.js';
 import { HAS_REDIS, redisSuite, startRedis, testRedisConnections, type TestRedis } from '../helpers/redis-server.js';
 import { runBudgetStoreContract } from './budget-store.contract.js';
 
