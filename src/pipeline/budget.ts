@@ -41,6 +41,7 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
   const decided = (d: BudgetDecision): boolean => {
     if (!d.ok) {
       const line = plan.lines[d.index]!;
+      ctx.deps.metrics.budgetRefused(group.name);
       throw budgetSpent(`${line.label} has spent its budget of ${formatUsd(line.usd)} per ${line.per}`, d.spent, { resetsAt: counters[d.index]!.resetsAt, now, timeZone: plan.timeZone });
     }
     if (ctx.res.destroyed) {

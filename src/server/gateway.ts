@@ -145,7 +145,7 @@ function openLedger(dir: string, logger: Logger): UsageLedger | undefined {
 
 export function createGateway(options: GatewayOptions): Gateway {
   // Read at start: a reload that changes `state` is applied by a restart (cli/watch-config.ts says so).
-  const shared = sharedState(options.config, options.logger, { limits: options.limitStore, budgets: options.budgetStore });
+  const shared = sharedState(options.config, options.logger, { limits: options.limitStore, budgets: options.budgetStore }, options.metrics);
   const budgets = shared.budgets;
   const ledgerDir = options.config.server.ledger === false ? undefined : options.ledgerDir;
   const ledger = ledgerDir === undefined ? undefined : openLedger(ledgerDir, options.logger);

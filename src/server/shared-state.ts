@@ -14,6 +14,7 @@ import type { LimitStore } from '../limits/limit-store.js';
 import { createMemoryLimitStore } from '../limits/memory-store.js';
 import { sharedLimitStore } from '../limits/shared-store.js';
 import type { Logger } from '../log/logger.js';
+import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import type { CooldownPeers } from '../providers/credentials/rotation.js';
 import { shareCooldowns } from '../state/cooldowns.js';
 import { whileRedisDown } from '../state/on-redis-down.js';
@@ -33,12 +34,12 @@ export interface GivenStores {
   readonly budgets?: BudgetStore | undefined;
 }
 
-export function sharedState(config: Config, logger: Logger, given: GivenStores = {}): SharedState {
+export function sharedState(config: Config, logger: Logger, given: GivenStores = {}, metrics: MetricsHooks = noMetrics): SharedState {
   const state = config.state;
   if (!state) {
     return { limits: given.limits ?? createMemoryLimitStore(), budgets: given.budgets ?? createMemoryBudgetStore(), authFailures: newAuthThrottle(), close: async () => {} };
   }
-  const redis = connectRedis({ state, logger, whileDown: whileRedisDown(state) });
+  const redis = connectRedis({ state, logger, whileDown: whileRedisDown(state), health: (up) => metrics.storeHealth('redis', up ? 1 : 0) });
   const limits = given.limits ? undefined : sharedLimitStore(redis, state);
   const budgets = given.budgets ? undefined : sharedBudgetStore(redis, state);
   const cooldowns = shareCooldowns(redis, state.keyPrefix);

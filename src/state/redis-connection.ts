@@ -34,6 +34,8 @@ export interface RedisConnectionOptions {
   readonly logger: Logger;
   /** What the gateway does while Redis is down, for the outage's log line (on-redis-down.ts `whileRedisDown`). */
   readonly whileDown: string;
+  /** Told whether Redis answers, at start and at each change (the metrics' store health). */
+  readonly health?: (up: boolean) => void;
 }
 
 export function connectRedis(options: RedisConnectionOptions): RedisConnection {
@@ -59,12 +61,14 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     probe = undefined;
     if (up) return;
     up = true;
+    options.health?.(true);
     logger.info(`Redis at ${where} answers again: limits and budgets are shared again`);
   };
   const markDown = (err: unknown) => {
     if (closed) return;
     if (up) {
       up = false;
+      options.health?.(false);
       logger.info(`Redis at ${where} cannot be reached (${messageOf(err)}); ${options.whileDown}`);
     }
     probe ??= setInterval(() => {
@@ -73,6 +77,7 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     }, PROBE_EVERY_MS).unref();
   };
 
+  options.health?.(true);
   client.on('ready', markUp);
   // The client reports each failed attempt to reconnect; one line per outage is enough.
   client.on('error', markDown);

@@ -15,6 +15,7 @@ import { run } from '#src/cli/main.js';
 import { parseConfig } from '#src/config/parse.js';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { formatUsd } from '#src/log/format.js';
+import { createMetrics } from '#src/metrics/metrics.js';
 import type { RequestRecord } from '#src/log/record.js';
 import type { Protocol } from '#src/protocols/types.js';
 import { type CacheUsageFamily, families, streamedAnswer, wholeAnswer } from '../helpers/cache-usage-families.js';
@@ -229,6 +230,24 @@ describe('budgets', () => {
       }
     });
   }
+
+  it('a refusal by budget is counted in the metrics, by key group', async () => {
+    let gw: TestGateway | undefined;
+    const metrics = createMetrics(
+      { port: 0, host: '127.0.0.1', token: undefined, labels: ['keyGroup'] },
+      { config: () => gw!.gateway.state.config, providers: () => gw!.gateway.state.providers.values(), allowedHosts: [] },
+    );
+    gw = await startGateway(config(upstream, { team: { keys: [KEYS.chat], budget: { usd: TINY, per: 'day' } } }), { observers: [metrics.observer], metrics: metrics.hooks });
+    try {
+      await ask(gw, 'chat', KEYS.chat);
+      await expect(ask(gw, 'chat', KEYS.chat)).rejects.toBeDefined();
+      const { text } = await metrics.scrape();
+      expect(text).toContain('model_gateway_budget_refusals_total{key_group="team"} 1');
+    } finally {
+      await gw.close();
+      await metrics.close();
+    }
+  });
 
   it("a key's own budget refuses that key only; the 429 carries retry-after up to the period's end", async () => {
     const gw = await startGateway(

@@ -36,6 +36,7 @@ export interface StartOptions {
   readonly budgetStore?: GatewayOptions['budgetStore'];
   readonly ledgerDir?: GatewayOptions['ledgerDir'];
   readonly tracer?: GatewayOptions['tracer'];
+  readonly metrics?: GatewayOptions['metrics'];
 }
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
@@ -60,6 +61,7 @@ export async function startGateway(written: WrittenConfig, options: StartOptions
     ...(options.budgetStore ? { budgetStore: options.budgetStore } : {}),
     ...(options.ledgerDir ? { ledgerDir: options.ledgerDir } : {}),
     ...(options.tracer ? { tracer: options.tracer } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   options.beforeListen?.(gateway);
   const url = await gateway.listen(0, '127.0.0.1');
