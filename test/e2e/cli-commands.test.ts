@@ -975,6 +975,20 @@ describe('model-gateway env', () => {
     expect(h.stderr()).not.toContain('unknown-key-xyz');
   });
 
+  it('status and stop read only the server section: a provider key unset in this shell does not stop them', async () => {
+    const h = harness({});
+    writeConfig(h.io.cwd, {
+      server: { port: 0, dataDir: join(h.io.cwd, 'data') },
+      providers: { openai: { type: 'openai', apiKey: '${MGW_STATUS_UNSET_KEY}' } },
+      models: { 'gpt-x': { provider: 'openai' } },
+    });
+    expect(await run(['status'], h.io)).toBe(0);
+    expect(h.stdout()).toBe('no gateway running\n');
+    expect(await run(['stop'], h.io)).toBe(3);
+    expect(h.stderr()).toContain('no background gateway is running');
+    expect(h.stderr()).not.toContain('MGW_STATUS_UNSET_KEY');
+  });
+
   it('prints the lines for a key given without a config file, saying that it was not checked', async () => {
     const h = harness({});
     expect(await run(['env', 'openai', '--key', 'any-key-123'], h.io)).toBe(0);

@@ -4,7 +4,7 @@
  */
 import { homedir } from 'node:os';
 import { readdirSync } from 'node:fs';
-import { loadConfig } from '../../config/load.js';
+import { loadServerSection } from '../../config/load.js';
 import { ExitError } from '../../errors.js';
 import { printable } from '../../log/terminal-text.js';
 import { dataDir } from '../../storage/data-dir.js';
@@ -16,9 +16,10 @@ export interface StatusFlags {
   config?: string;
 }
 
+/** The server section alone (its address and data folder): a provider key unset in this shell does not stop these commands. */
 async function filesFor(flags: StatusFlags, io: CliIo) {
-  const { config } = await loadConfig({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
-  return { config, files: backgroundFiles(dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() })) };
+  const { server } = await loadServerSection({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
+  return { server, files: backgroundFiles(dataDir({ configured: server.dataDir, env: io.env, platform: process.platform, home: homedir() })) };
 }
 
 /** Launchers whose clients still run. */
@@ -31,7 +32,7 @@ function clients(files: BackgroundFiles): number {
 }
 
 export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
-  const { config, files } = await filesFor(flags, io);
+  const { server, files } = await filesFor(flags, io);
   const background = await runningBackground(files);
   if (background !== undefined) {
     const lines = [
@@ -43,7 +44,7 @@ export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
     io.stdout.write(`${lines.join('\n')}\n`);
     return;
   }
-  const url = config.server.port === 0 ? undefined : clientUrl(config.server);
+  const url = server.port === 0 ? undefined : clientUrl(server);
   const probe = url === undefined ? undefined : await probeGateway(url);
   if (probe?.kind === 'gateway') io.stdout.write(`gateway: running at ${printable(url!)} (version ${printable(probe.version)}), not in the background\n`);
   else if (probe?.kind === 'other') io.stdout.write(`no gateway: something else answers at ${printable(url!)}\n`);
