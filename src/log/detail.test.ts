@@ -4,6 +4,7 @@
  * their arguments) in each protocol, the client's telemetry headers on one line, and with `-vv` the
  * raw events and every header. Everything that came from outside is escaped and cut.
  */
+import { readFileSync } from 'node:fs';
 import { Chalk } from 'chalk';
 import { describe, expect, it } from 'vitest';
 import type { Protocol } from '../protocols/types.js';
@@ -218,60 +219,68 @@ describe('--verbose puts a streamed answer together', () => {
   });
 });
 
-const CLAUDE_CODE = {
-  'user-agent': 'claude-cli/2.0.14 (external, cli)',
-  'x-app': 'cli',
-  'anthropic-beta': 'claude-code-20250219,oauth-2025-04-20,interleaved-thinking-2025-05-14,fine-grained-tool-streaming-2025-05-14',
-  'anthropic-dangerous-direct-browser-access': 'true',
-  'x-stainless-lang': 'js',
-  'x-stainless-package-version': '0.60.0',
-  'x-stainless-os': 'Linux',
-  'x-stainless-arch': 'x64',
-  'x-stainless-runtime': 'node',
-  'x-stainless-runtime-version': 'v22.3.0',
-  'x-stainless-retry-count': '0',
-  'x-stainless-timeout': '600',
-  'x-stainless-helper-method': 'stream',
-};
+/** The headers of a real client's request (test/fixtures/clients), as node:http hands them over: names in lower case. */
+function fixtureHeaders(name: string): Record<string, string> {
+  const { headers } = JSON.parse(readFileSync(new URL(`../../test/fixtures/clients/${name}.json`, import.meta.url), 'utf8')) as { headers: Record<string, string> };
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
+const CLAUDE_CODE = fixtureHeaders('claude-code-2.1.330-messages-first-turn');
 
 describe('--verbose folds the client telemetry headers into one line', () => {
   it.each([
     [
       'Claude Code',
       CLAUDE_CODE,
-      'claude-cli/2.0.14 (external, cli) · x-app cli · anthropic-dangerous-direct-browser-access true · sdk js 0.60.0 · node v22.3.0 · Linux x64 · retry 0 · timeout 600s · helper-method stream · betas claude-code-20250219, oauth-2025-04-20, interleaved-thinking-2025-05-14 +1',
+      'claude-cli/2.1.330 (external, sdk-cli) · anthropic-dangerous-direct-browser-access true · x-app cli · sdk js 0.128.0 · node v26.12.1 · Linux x64 · retry 0 · timeout 600s · betas claude-code-20250219, interleaved-thinking-2025-05-14, context-management-2025-06-27 +5',
+      ['accept', 'content-type', 'x-claude-code-session-id', 'anthropic-version', 'x-api-key', 'connection', 'host', 'accept-encoding', 'content-length'],
+    ],
+    [
+      'Codex',
+      fixtureHeaders('codex-0.169.0-responses-first-turn'),
+      'codex_exec/0.169.0 (Debian 12.0.0; x86_64) xterm (codex_exe… · originator codex_exec · window-id 01900000-0000-7000-8000-000000000003:0 · turn-metadata {…741 chars} · betas remote_compaction_v2',
+      ['x-client-request-id', 'session-id', 'thread-id', 'accept', 'content-type', 'authorization', 'host', 'content-length'],
+    ],
+    [
+      'the OpenAI SDK',
+      fixtureHeaders('openai-7.57.0-chat-completions-create'),
+      'OpenAI/JS 7.57.0 · sdk js 7.57.0 · node v24.21.0 · Linux x64 · retry 0',
+      ['host', 'connection', 'accept', 'authorization', 'content-type', 'accept-language', 'sec-fetch-mode', 'accept-encoding', 'content-length'],
+    ],
+    [
+      'the Anthropic SDK',
+      fixtureHeaders('anthropic-sdk-1.12.0-messages-create'),
+      'Anthropic/JS 1.12.0 · sdk js 1.12.0 · node v20.20.2 · Linux x64 · retry 0 · timeout 600s',
+      ['host', 'connection', 'accept', 'anthropic-version', 'authorization', 'content-type', 'accept-language', 'sec-fetch-mode', 'accept-encoding', 'content-length'],
     ],
     [
       'the OpenAI Python SDK',
-      { 'user-agent': 'OpenAI/Python 1.99.0', 'x-stainless-lang': 'python', 'x-stainless-package-version': '1.99.0', 'x-stainless-runtime': 'CPython', 'x-stainless-runtime-version': '3.12.1', 'x-stainless-async': 'false', 'x-stainless-read-timeout': '600' },
+      { 'user-agent': 'OpenAI/Python 1.99.0', 'x-stainless-lang': 'python', 'x-stainless-package-version': '1.99.0', 'x-stainless-runtime': 'CPython', 'x-stainless-runtime-version': '3.12.1', 'x-stainless-async': 'false', 'x-stainless-read-timeout': '600', host: 'h' },
       'OpenAI/Python 1.99.0 · sdk python 1.99.0 · CPython 3.12.1 · async false · read-timeout 600',
+      ['host'],
     ],
-    ['Codex', { 'user-agent': 'codex_cli_rs/0.50.0 (Mac OS 15.1.0; arm64)', originator: 'codex_cli_rs', 'openai-beta': 'responses=experimental' }, 'codex_cli_rs/0.50.0 (Mac OS 15.1.0; arm64) · originator codex_cli_rs · betas responses=experimental'],
-    ['the Gemini SDK', { 'x-goog-api-client': 'google-genai-sdk/1.20.0 gl-node/v22.3.0' }, 'google-genai-sdk/1.20.0 gl-node/v22.3.0'],
-    ['curl: a user agent alone', { 'user-agent': 'curl/8.5.0' }, 'curl/8.5.0'],
-    ['no telemetry', {}, undefined],
+    ['the Gemini SDK', { 'x-goog-api-client': 'google-genai-sdk/1.20.0 gl-node/v22.3.0', host: 'h' }, 'google-genai-sdk/1.20.0 gl-node/v22.3.0', ['host']],
+    ['curl: a user agent alone', { host: 'h', 'user-agent': 'curl/8.5.0' }, 'curl/8.5.0', ['host']],
+    ['no telemetry', { host: 'h' }, undefined, ['host']],
     [
       'many unknown Stainless headers: four shown, the rest counted',
       Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`x-stainless-k${i}`, `v${i}`])),
       'k0 v0 · k1 v1 · k2 v2 · k3 v3 · +3 more',
+      [],
     ],
     [
       'hostile values: escaped and cut',
-      { 'user-agent': `agent\x1b[2J\u009b${'a'.repeat(100)}`, 'anthropic-beta': '\u202ebeta,,  ,b2' },
-      `agent\\x1b[2J\\x9b${'a'.repeat(49)}… · betas \\u202ebeta, b2`,
+      { 'user-agent': `agent\x1b[2J\u009b${'a'.repeat(100)}`, 'anthropic-beta': '\u202ebeta,,  ,b2', 'x-codex-\u202ex': '\x07{' },
+      `agent\\x1b[2J\\x9b${'a'.repeat(49)}… · \\u202ex \\x07{ · betas \\u202ebeta, b2`,
+      [],
     ],
-  ])('%s', (_client, headers, telemetry) => {
-    const folded = foldTelemetry({ host: '127.0.0.1:8787', 'content-type': 'application/json', 'x-api-key': '[redacted]', ...headers });
+  ])('%s', (_client, headers, telemetry, rest) => {
+    const folded = foldTelemetry(headers);
     expect(folded.telemetry).toBe(telemetry);
-    expect(folded.rest).toEqual([
-      ['host', '127.0.0.1:8787'],
-      ['content-type', 'application/json'],
-      ['x-api-key', '[redacted]'],
-    ]);
+    expect(folded.rest.map(([name]) => name)).toEqual(rest);
   });
 
   it('prints the other headers one per line and the telemetry last; -vv prints every header as it came', () => {
-    const record = streamed('messages', STREAMS.messages, { 'anthropic-version': '2023-06-01', 'x-api-key': 'sk-ant-secret', ...CLAUDE_CODE });
+    const record = streamed('messages', STREAMS.messages, { ...CLAUDE_CODE, 'x-api-key': 'sk-ant-secret' });
     const headersBlock = (detail: string) => {
       const lines = detail.split('\n');
       const start = lines.indexOf('  → request headers');
@@ -280,12 +289,19 @@ describe('--verbose folds the client telemetry headers into one line', () => {
     const folded = headersBlock(formatDetail(record, plain, 1));
     expect(folded).toEqual([
       '    content-type: application/json',
+      '    accept: application/json',
+      '    x-claude-code-session-id: 00000000-0000-4000-8000-000000000001',
       '    anthropic-version: 2023-06-01',
       '    x-api-key: [redacted]',
-      expect.stringMatching(/^ {4}telemetry: claude-cli\/2\.0\.14 \(external, cli\) · x-app cli · .* · betas claude-code-20250219, .* \+1$/),
+      '    connection: keep-alive',
+      '    host: 127.0.0.1:8080',
+      '    accept-encoding: gzip, deflate, br, zstd',
+      '    content-length: 9746',
+      expect.stringMatching(/^ {4}telemetry: claude-cli\/2\.1\.330 \(external, sdk-cli\) · .* · betas claude-code-20250219, .* \+5$/),
     ]);
     const raw = headersBlock(formatDetail(record, plain, 2));
-    expect(raw).toHaveLength(Object.keys(CLAUDE_CODE).length + 5);
+    // Every header, one a line, between the braces of the JSON object.
+    expect(raw).toHaveLength(Object.keys({ 'content-type': '', ...CLAUDE_CODE }).length + 2);
     expect(raw).toContain('      "x-stainless-os": "Linux",');
     for (const detail of [formatDetail(record, plain, 1), formatDetail(record, plain, 2)]) expect(detail).not.toContain('sk-ant-secret');
   });

@@ -1,17 +1,21 @@
 /**
  * The headers an SDK or a CLI sends about itself (`user-agent`, Stainless' `x-stainless-*`, the
- * beta lists, Google's `x-goog-api-client`, Codex's `originator`), folded into one short line for
+ * beta lists, Google's `x-goog-api-client`, Codex's `originator` and `x-codex-*`), folded into one short line for
  * `--verbose`: a dozen lines of them per request would bury the headers that change what a request
  * does. `-vv` prints every header as it came. Values are hostile: each is cut, escaped, and only so
  * many are shown.
  */
 import { printable } from './terminal-text.js';
 
-/** Headers that only describe the client (besides every `x-stainless-*`). */
-const TELEMETRY = new Set(['user-agent', 'x-goog-api-client', 'x-app', 'originator', 'anthropic-dangerous-direct-browser-access']);
+/** Headers naming the client and its version, first on the line. */
+const AGENTS = new Set(['user-agent', 'x-goog-api-client']);
+/** Other headers that only describe the client (besides every `x-stainless-*` and `x-codex-*`), shown with their names. */
+const TELEMETRY = new Set(['x-app', 'originator', 'anthropic-dangerous-direct-browser-access']);
 /** Comma-separated lists of betas the client opted into. */
-const BETAS = new Set(['anthropic-beta', 'openai-beta']);
+const BETAS = new Set(['anthropic-beta', 'openai-beta', 'x-codex-beta-features']);
 const STAINLESS = 'x-stainless-';
+/** Codex's own (its window id, a JSON blob of metadata about the turn); its session is the inspector's and stays a header. */
+const CODEX = 'x-codex-';
 
 /** Characters of one value shown (a user agent, a beta's name). */
 const VALUE_CHARS = 60;
@@ -33,11 +37,16 @@ export function headerText(value: unknown): string {
 
 const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
 const shown = (text: string) => printable(cut(text.trim(), VALUE_CHARS));
+/** A JSON object of metadata says only how long it is: its first characters would say nothing. */
+const blob = (text: string) => (text.trimStart().startsWith('{') ? `{…${text.length} chars}` : shown(text));
 
 export function foldTelemetry(headers: Readonly<Record<string, unknown>>): FoldedHeaders {
   const rest: [string, string][] = [];
   const stainless = new Map<string, string>();
+  const agents: string[] = [];
   const named: string[] = [];
+  const codex: string[] = [];
+  let codexCount = 0;
   const betas: string[] = [];
   let betaCount = 0;
   for (const [name, value] of Object.entries(headers)) {
@@ -52,10 +61,14 @@ export function foldTelemetry(headers: Readonly<Record<string, unknown>>): Folde
         betaCount++;
         if (betas.length < BETAS_SHOWN) betas.push(shown(b));
       }
-    } else if (TELEMETRY.has(lower)) named.push(lower === 'user-agent' || lower === 'x-goog-api-client' ? shown(text) : `${printable(lower)} ${shown(text)}`);
+    } else if (lower.startsWith(CODEX)) {
+      if (codexCount++ < OTHERS_SHOWN) codex.push(`${shown(lower.slice(CODEX.length))} ${blob(text)}`);
+    } else if (AGENTS.has(lower)) agents.push(shown(text));
+    else if (TELEMETRY.has(lower)) named.push(`${lower} ${shown(text)}`);
     else rest.push([name, text]);
   }
-  const parts = [...named, ...stainlessParts(stainless)];
+  const parts = [...agents, ...named, ...stainlessParts(stainless), ...codex];
+  if (codexCount > OTHERS_SHOWN) parts.push(`+${codexCount - OTHERS_SHOWN} more`);
   if (betaCount > 0) parts.push(`betas ${betas.join(', ')}${betaCount > betas.length ? ` +${betaCount - betas.length}` : ''}`);
   return { telemetry: parts.length > 0 ? parts.join(' · ') : undefined, rest };
 }
