@@ -20,7 +20,7 @@ const frame = (data: unknown, event?: string) => `${event !== undefined ? `event
 const THINKING = 'The user wants the weather in Paris.\nI should call the tool, then answer briefly.';
 
 /** Streams as each API sends them: thinking, text over two lines, and a tool call whose arguments come in pieces. */
-const STREAMS: Record<'messages' | 'responses' | 'chat', string[]> = {
+const STREAMS: Record<Protocol, string[]> = {
   messages: [
     frame({ type: 'message_start', message: { id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-x', content: [], stop_reason: null, usage: { input_tokens: 12, output_tokens: 1 } } }, 'message_start'),
     frame({ type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } }, 'content_block_start'),
@@ -67,6 +67,16 @@ const STREAMS: Record<'messages' | 'responses' | 'chat', string[]> = {
       ['response.completed', { response: response('completed', []) }],
     ];
     return events.map(([type, rest], i) => frame({ type, sequence_number: i, ...rest }, type));
+  })(),
+  gemini: (() => {
+    const chunk = (parts: unknown[], end?: Record<string, unknown>) => ({ candidates: [{ content: { role: 'model', parts }, index: 0, ...end }], modelVersion: 'gemini-x' });
+    return [
+      frame(chunk([{ text: THINKING.slice(0, 20), thought: true }])),
+      frame(chunk([{ text: THINKING.slice(20), thought: true }])),
+      frame(chunk([{ text: 'Let me check.\nOne ' }])),
+      frame(chunk([{ text: 'moment.' }])),
+      frame({ ...chunk([{ functionCall: { name: 'get_weather', args: { city: 'Paris' } } }], { finishReason: 'STOP' }), usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 40 } }),
+    ];
   })(),
   chat: (() => {
     const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
@@ -143,6 +153,16 @@ describe('--verbose puts a streamed answer together', () => {
         '    tool call get_weather {"city":"Paris"}',
       ],
     ],
+    [
+      'gemini',
+      [
+        '  ← response body: streamed, 5 events, stop: tool_calls',
+        `    thinking  The user wants the weather in Paris. … (+${THINKING.length - 36} chars)`,
+        '    text      Let me check.',
+        '              One moment.',
+        '    tool call get_weather {"city":"Paris"}',
+      ],
+    ],
   ] as const)('a %s stream: thinking on its first line, the text, the tool call and its arguments', (protocol, expected) => {
     const detail = formatDetail(streamed(protocol, STREAMS[protocol]), plain, 1);
     expect(answerBlock(detail)).toEqual(expected);
@@ -150,7 +170,7 @@ describe('--verbose puts a streamed answer together', () => {
     expect(detail).not.toContain('ms ');
   });
 
-  it.each(['messages', 'responses', 'chat'] as const)('-vv prints the %s stream as raw events with their times', (protocol) => {
+  it.each(['messages', 'responses', 'chat', 'gemini'] as const)('-vv prints the %s stream as raw events with their times', (protocol) => {
     const detail = formatDetail(streamed(protocol, STREAMS[protocol]), plain, 2);
     const block = answerBlock(detail);
     expect(block[0]).toBe('  ← response body');
