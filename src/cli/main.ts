@@ -69,7 +69,12 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('-c, --config <file>', 'config file (default: search the current folder, else the built-in default)')
     .option('--host <host>', 'interface to listen on (overrides server.host)')
     .option('-p, --port <port>', 'port to listen on, 0 for any free port (overrides server.port)', parsePort)
-    .option('--verbose', 'also print request and response headers (secrets redacted) and bodies')
+    .option(
+      '-v, --verbose',
+      'also print headers (secrets redacted, the client\'s telemetry on one line), bodies and streamed answers put together; -vv: every header and the raw stream events',
+      (_value: string, level: number) => level + 1,
+      0,
+    )
     .option('--log-file <file>', 'record every exchange (requests, upstream attempts, answers and stream events with times) as a JSON line in this file')
     .option('--no-log-bodies', "with --log-file: a line of facts per request (status, model, tokens, times), without bodies")
     .option('--no-color', 'no colours in the output')
@@ -86,7 +91,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('--metrics-port <port>', 'serve Prometheus metrics at /metrics on this port of metrics.host (default 127.0.0.1), 0 for any free port (turns metrics on; overrides metrics.port)', parsePort)
     .addHelpText(
       'after',
-      '\nExamples:\n  $ npx model-gateway serve\n  $ npx model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ npx model-gateway serve --config gateway.config.json --no-watch\n',
+      '\nExamples:\n  $ npx model-gateway serve\n  $ npx model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ npx model-gateway serve -vv\n  $ npx model-gateway serve --config gateway.config.json --no-watch\n',
     )
     .action(async (flags: ServeFlags) => {
       const { serve } = await import('./commands/serve.js');

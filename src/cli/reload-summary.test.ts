@@ -38,6 +38,8 @@ describe('reload summary', () => {
           { field: 'port', from: '8787', to: '9000' },
           { field: 'dataDir', from: '(default)', to: '/srv/mg' },
           { field: 'state.redis', secret: true },
+          { field: 'metrics.port', from: '9464', to: '9465' },
+          { field: 'tracing', from: 'off', to: 'on' },
         ],
         url: 'http://127.0.0.1:8787',
         inFlight: 2,
@@ -51,6 +53,8 @@ describe('reload summary', () => {
       '  ! server   port 8787 → 9000 not applied: a running server cannot move; still listening on http://127.0.0.1:8787 (restart serve to use the new address)',
       '  ! server   dataDir (default) → /srv/mg not applied: the data folder is read at start (restart serve to use it)',
       '  ! server   state.redis changed not applied: the gateway connects to Redis at start (restart serve to use it)',
+      '  ! server   metrics.port 9464 → 9465 not applied: metrics are set up at start (restart serve to use this)',
+      '  ! server   tracing off → on not applied: tracing is set up at start (restart serve to use this)',
       '  2 requests in flight finish on config #2',
     ]);
   });

@@ -42,7 +42,7 @@ export interface AppliedSummary {
   readonly generation: number;
   /** Changes that took effect. */
   readonly applied: readonly ConfigChange[];
-  /** Server fields that only a restart can change (host, port, dataDir, state), with where it still listens. */
+  /** Server fields that only a restart can change (host, port, dataDir, state, metrics, tracing), with where it still listens. */
   readonly notApplied: readonly FieldChange[];
   readonly url: string;
   /** Requests still running on the previous config. */
@@ -64,7 +64,11 @@ export function formatApplied(s: AppliedSummary, c: ChalkInstance): string {
         ? 'the data folder is read at start (restart serve to use it)'
         : f.field.startsWith('state.')
           ? 'the gateway connects to Redis at start (restart serve to use it)'
-          : `a running server cannot move; still listening on ${printable(s.url)} (restart serve to use the new address)`;
+          : f.field === 'metrics' || f.field.startsWith('metrics.')
+            ? 'metrics are set up at start (restart serve to use this)'
+            : f.field === 'tracing' || f.field.startsWith('tracing.')
+              ? 'tracing is set up at start (restart serve to use this)'
+              : `a running server cannot move; still listening on ${printable(s.url)} (restart serve to use the new address)`;
     lines.push(`  ${c.yellow.bold('!')} ${'server'.padEnd(WIDTH)} ${fieldText(f)} ${c.yellow('not applied')}: ${why}`);
   }
   if (count > 0 && s.inFlight > 0) {

@@ -28,6 +28,10 @@ const CACHED_MODULE = /\.(js|cjs|mjs)$/;
 
 /** Server settings a running gateway cannot take on: where it listens, and the data folder read at start. */
 const RESTART_FIELDS = new Set(['host', 'port', 'dataDir', 'state.redis', 'state.keyPrefix', 'state.onRedisDown.limits', 'state.onRedisDown.budgets', 'state.commandTimeoutMs']);
+/** Sections set up once at start: the metrics' registry and listener, the tracer and its exporter. */
+const RESTART_SECTIONS = /^(?:metrics|tracing)(?:\.|$)/;
+
+const needsRestart = (f: FieldChange): boolean => RESTART_FIELDS.has(f.field) || RESTART_SECTIONS.test(f.field);
 
 export interface WatchConfigOptions {
   /** Absolute path of the config file. */
@@ -129,7 +133,7 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
     const serving = gateway.state.config;
     const changes = diffConfig(serving, loaded);
     const server = changes.find((change) => change.section === 'server');
-    const notApplied: FieldChange[] = server ? server.fields.filter((f) => RESTART_FIELDS.has(f.field)) : [];
+    const notApplied: FieldChange[] = server ? server.fields.filter(needsRestart) : [];
     const applied = changes.flatMap((change) => {
       if (change !== server) return [change];
       const rest = change.fields.filter((f) => !notApplied.includes(f));
@@ -140,8 +144,13 @@ export function watchConfig(options: WatchConfigOptions): ConfigWatcher {
       logger.info(formatApplied({ file: name, generation, applied, notApplied, url: options.url, inFlight: 0, now: now() }, c));
       return;
     }
-    // The state keeps describing the socket it really serves on.
-    const next: Config = { ...loaded, server: { ...loaded.server, host: serving.server.host, port: serving.server.port } };
+    // The state keeps describing the socket it really serves on, and the metrics and traces it really makes.
+    const next: Config = {
+      ...loaded,
+      server: { ...loaded.server, host: serving.server.host, port: serving.server.port },
+      metrics: serving.metrics,
+      tracing: serving.tracing,
+    };
     const replaced = gateway.reload(next);
     const retiring = generation++;
     logger.info(

@@ -324,3 +324,49 @@ describe('diffConfig', () => {
     expect(text).toContain('ci:eve');
   });
 });
+
+/** Metrics and tracing are set up at start: a reload reports what changed in them, never a token, header value or URL password. */
+describe('diffConfig of the metrics and tracing sections', () => {
+  const metrics = { port: 9464, token: 'metrics-token-old-0001', labels: ['keyGroup'] };
+  const tracing = { otlpEndpoint: 'http://user:pw-old@127.0.0.1:4318/?key=q-old', protocol: 'http/json', headers: { 'x-honeycomb-team': 'hc-old' }, sampleRatio: 0.5 };
+  const server = (fields: { field: string; from?: string; to?: string; secret?: true }[]) => [{ section: 'server', op: 'changed', name: 'server', fields }];
+
+  it.each<[string, Raw, Raw, unknown[]]>([
+    ['metrics turned on', {}, { metrics }, server([{ field: 'metrics', from: 'off', to: 'on' }])],
+    ['metrics turned off', { metrics }, { metrics: { ...metrics, enabled: false } }, server([{ field: 'metrics', from: 'on', to: 'off' }])],
+    [
+      'metrics moved to the gateway port, a new token, another label',
+      { metrics },
+      { metrics: { token: 'metrics-token-new-0002', labels: ['keyGroup', 'model'] } },
+      server([
+        { field: 'metrics.port', from: '9464', to: "(the gateway's)" },
+        { field: 'metrics.token', secret: true },
+        { field: 'metrics.labels', from: 'keyGroup', to: 'keyGroup, model' },
+      ]),
+    ],
+    ['tracing turned on', {}, { tracing }, server([{ field: 'tracing', from: 'off', to: 'on' }])],
+    [
+      "tracing's endpoint moved, its header and ratio changed",
+      { tracing },
+      { tracing: { ...tracing, otlpEndpoint: 'http://collector.internal:4318', headers: { 'x-honeycomb-team': 'hc-new' }, sampleRatio: 1, captureContent: true } },
+      server([
+        { field: 'tracing.otlpEndpoint', from: 'http://127.0.0.1:4318/', to: 'http://collector.internal:4318/' },
+        { field: 'tracing.headers.x-honeycomb-team', secret: true },
+        { field: 'tracing.captureContent', from: 'false', to: 'true' },
+        { field: 'tracing.sampleRatio', from: '0.5', to: '1' },
+      ]),
+    ],
+    [
+      "only the endpoint's password and query changed",
+      { tracing },
+      { tracing: { ...tracing, otlpEndpoint: 'http://user:pw-new@127.0.0.1:4318/?key=q-new' } },
+      server([{ field: 'tracing.otlpEndpoint', secret: true }]),
+    ],
+  ])('%s', (_name, before, after, expected) => {
+    const changes = diffConfig(parseConfig({ ...base(), ...before }, { env: {} }), parseConfig({ ...base(), ...after }, { env: {} }));
+    expect(changes).toEqual(expected);
+    for (const secret of ['metrics-token-old-0001', 'metrics-token-new-0002', 'hc-old', 'hc-new', 'pw-old', 'pw-new', 'q-old', 'q-new']) {
+      expect(JSON.stringify(changes)).not.toContain(secret);
+    }
+  });
+});

@@ -6,7 +6,8 @@
  */
 import { FEATURES, PROTOCOLS } from '../protocols/types.js';
 import { providerKind } from '../providers/kinds.js';
-import type { Config, GatewayKey, KeyGroupConfig, ModelConfig, ProviderConfig } from './types.js';
+import { shownEndpoint } from '../tracing/settings.js';
+import type { Config, GatewayKey, KeyGroupConfig, MetricsConfig, ModelConfig, ProviderConfig, TracingConfig } from './types.js';
 
 export type ChangeSection = 'provider' | 'model' | 'group' | 'key' | 'server';
 export type ChangeOp = 'added' | 'removed' | 'changed';
@@ -194,5 +195,38 @@ function diffServer(before: Config, after: Config): ConfigChange[] {
   field(fields, 'state.onRedisDown.limits', before.state?.onRedisDown.limits ?? '(none)', after.state?.onRedisDown.limits ?? '(none)');
   field(fields, 'state.onRedisDown.budgets', before.state?.onRedisDown.budgets ?? '(none)', after.state?.onRedisDown.budgets ?? '(none)');
   field(fields, 'state.commandTimeoutMs', String(before.state?.commandTimeoutMs ?? '(none)'), String(after.state?.commandTimeoutMs ?? '(none)'));
+  metricsFields(fields, before.metrics, after.metrics);
+  tracingFields(fields, before.tracing, after.tracing);
   return fields.length > 0 ? [{ section: 'server', op: 'changed', name: 'server', fields }] : [];
+}
+
+/** The `metrics` section: turned on or off, or its fields (the scraper's token only as changed). */
+function metricsFields(out: FieldChange[], a: MetricsConfig | undefined, b: MetricsConfig | undefined): void {
+  if (a === undefined || b === undefined) {
+    field(out, 'metrics', a ? 'on' : 'off', b ? 'on' : 'off');
+    return;
+  }
+  const port = (m: MetricsConfig) => (m.port === undefined ? "(the gateway's)" : String(m.port));
+  field(out, 'metrics.port', port(a), port(b));
+  field(out, 'metrics.host', a.host, b.host);
+  if (a.token !== b.token) out.push({ field: 'metrics.token', secret: true });
+  field(out, 'metrics.labels', a.labels.join(', ') || '(none)', b.labels.join(', ') || '(none)');
+}
+
+/** The `tracing` section: header values and what the endpoint's URL may hold besides its address are never shown. */
+function tracingFields(out: FieldChange[], a: TracingConfig | undefined, b: TracingConfig | undefined): void {
+  if (a === undefined || b === undefined) {
+    field(out, 'tracing', a ? 'on' : 'off', b ? 'on' : 'off');
+    return;
+  }
+  const endpoint = (t: TracingConfig) => (t.otlpEndpoint === undefined ? '(from OTEL_*)' : shownEndpoint(t.otlpEndpoint));
+  if (endpoint(a) !== endpoint(b)) field(out, 'tracing.otlpEndpoint', endpoint(a), endpoint(b));
+  else if (a.otlpEndpoint !== b.otlpEndpoint) out.push({ field: 'tracing.otlpEndpoint', secret: true });
+  field(out, 'tracing.protocol', text(a.protocol), text(b.protocol));
+  const names = new Set([...Object.keys(a.headers), ...Object.keys(b.headers)]);
+  for (const name of [...names].sort()) {
+    if (a.headers[name] !== b.headers[name]) out.push({ field: `tracing.headers.${name}`, secret: true });
+  }
+  field(out, 'tracing.captureContent', String(a.captureContent), String(b.captureContent));
+  field(out, 'tracing.sampleRatio', text(a.sampleRatio), text(b.sampleRatio));
 }

@@ -1,12 +1,10 @@
-/** One coloured line per request (hono-logger style: status coloured by class), and the detail --verbose prints under it. */
+/** One coloured line per request (hono-logger style: status coloured by class); the detail --verbose prints under it is detail.ts's. */
 import type { ChalkInstance } from 'chalk';
 import type { Cost } from '../cost/cost.js';
 import type { Usage } from '../protocols/types.js';
 import type { RequestRecord } from './record.js';
-import { exchangeJson, type BodyJson } from './exchange-json.js';
-import { truncateStrings } from './redact.js';
 import { formatRoute } from './route.js';
-import { printable, printableJson } from './terminal-text.js';
+import { printable } from './terminal-text.js';
 
 const pad2 = (n: number) => String(n).padStart(2, '0');
 
@@ -112,45 +110,4 @@ export function formatLine(r: RequestRecord, c: ChalkInstance): string {
     line += error.length > ERROR_ON_LINE_CHARS ? `\n    ${c.red(`✗ ${error}`)}` : ` ${c.red(`✗ ${error}`)}`;
   }
   return line;
-}
-
-const STRING_LIMIT = 400;
-/** Stream events printed by --verbose before the rest is summarised. */
-const EVENT_LIMIT = 40;
-
-/** The indented blocks `--verbose` prints under the line. */
-export function formatDetail(r: RequestRecord, c: ChalkInstance): string {
-  if (!r.exchange) return '';
-  const x = exchangeJson(r);
-  const block = (title: string, value: unknown) =>
-    `  ${c.gray(title)}\n${printableJson(value, 2)
-      .split('\n')
-      .map((l) => `    ${l}`)
-      .join('\n')}\n`;
-  const body = (title: string, b: BodyJson | undefined) => {
-    if (!b || b.bytes === 0) return '';
-    if (b.events) {
-      const shown = b.events.slice(0, EVENT_LIMIT).map((e) => `${e.t}ms ${printable(e.event ?? '')} ${printableJson(truncateStrings(e.data, 120))}`);
-      if (b.events.length > EVENT_LIMIT) shown.push(`… ${b.events.length - EVENT_LIMIT} more events`);
-      return `  ${c.gray(title)}\n${shown.map((l) => `    ${l}`).join('\n')}\n`;
-    }
-    return block(title + (b.truncated ? ' (truncated)' : ''), truncateStrings(b.json ?? b.text, STRING_LIMIT));
-  };
-  let out = '';
-  if (x.request) out += block('→ request headers', x.request.headers) + body('→ request body', x.request.body);
-  if (r.warnings?.length) out += block('⚠ dropped or approximated in translation', [...new Set(r.warnings)]);
-  const attempts = x.attempts ?? [];
-  attempts.forEach((a, i) => {
-    const credential = a.credential ? ` with ${a.credential}` : '';
-    const label = attempts.length > 1 ? ` (attempt ${i + 1}: ${printable(`${a.provider}/${a.upstreamModel}${credential}`)}${a.status ? ` ${a.status}` : ''})` : '';
-    // The upstream request differs from the client's only when translated (or on a fallback).
-    if (a.protocol !== r.protocol || a.model !== r.model) out += body(`⇢ upstream request body${label}`, a.body);
-    else if (label) out += `  ${c.gray(`⇢ upstream request${label}`)}\n`;
-    if (a.error) out += `  ${c.gray('⇠ upstream failure')} ${printable(a.error)}\n`;
-    if (a.status !== undefined && a.status >= 400) out += body(`⇠ upstream error body${label}`, a.response);
-    else if (a.protocol !== r.protocol) out += body(`⇠ upstream response${label}`, a.response);
-  });
-  if (x.response?.headers) out += block('← response headers', x.response.headers);
-  out += body('← response body', x.response?.body);
-  return out;
 }

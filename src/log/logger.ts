@@ -5,7 +5,8 @@
  */
 import { createWriteStream, type WriteStream } from 'node:fs';
 import type { ChalkInstance } from 'chalk';
-import { formatDetail, formatLine } from './format.js';
+import { formatDetail, type Verbosity } from './detail.js';
+import { formatLine } from './format.js';
 import { exchangeLine, type LineParts } from './jsonl.js';
 import type { RequestRecord } from './record.js';
 import { printable } from './terminal-text.js';
@@ -29,7 +30,8 @@ export interface Logger {
 export interface LoggerOptions {
   readonly out: LogSink;
   readonly chalk: ChalkInstance;
-  readonly verbose?: boolean;
+  /** What is printed under each line: nothing (0, false), the detail (1, true: `--verbose`), or the detail raw (2: `-vv`). */
+  readonly verbose?: boolean | Verbosity;
   readonly logFile?: string;
   /** Whole exchanges in the log file (default), or false: a line of facts per request (--no-log-bodies). */
   readonly logBodies?: boolean;
@@ -37,7 +39,8 @@ export interface LoggerOptions {
 
 export function createLogger(options: LoggerOptions): Logger {
   const { out, chalk } = options;
-  const verbose = options.verbose ?? false;
+  const level: Verbosity = typeof options.verbose === 'number' ? options.verbose : options.verbose ? 1 : 0;
+  const verbose = level > 0;
   const logBodies = options.logBodies ?? true;
   let file: WriteStream | undefined;
   if (options.logFile) {
@@ -61,7 +64,7 @@ export function createLogger(options: LoggerOptions): Logger {
     for (const record of records) {
       // Outside any request now: a record that cannot be formatted must cost its line, not the process.
       try {
-        lines += `${formatLine(record, chalk)}\n${verbose ? formatDetail(record, chalk) : ''}`;
+        lines += `${formatLine(record, chalk)}\n${level === 0 ? '' : formatDetail(record, chalk, level)}`;
         if (file) for (const part of exchangeLine(record, logBodies)) parts.push(part);
       } catch (err) {
         lines += `could not log ${printable(record.id)}: ${printable(err instanceof Error ? err.message : String(err))}\n`;

@@ -23,10 +23,14 @@ export const CONTENT_LIMIT = 8 * 1024;
 
 /**
  * Why the model stopped, as the response to the caller states it: Chat's `finish_reason`, Messages'
- * `stop_reason`, Gemini's `finishReason`, a Responses answer's `incomplete_details.reason`. Read from
- * what is sent, whole events at a time, so one pattern serves every protocol and route.
+ * `stop_reason`, Gemini's `finishReason`, a Responses answer's `incomplete_details.reason`, else its
+ * status once it ended (`completed`, `failed`, `cancelled`): in a stream, the type of its last event;
+ * whole, the status that follows `object` and `created_at` (the order OpenAI and the gateway write
+ * them in; an item's own `status` is not the answer's). Read from what is sent, whole events at a
+ * time, so one pattern serves every protocol and route.
  */
-const FINISH = /"(?:finish_reason|stop_reason|finishReason)":\s*"([^"\\]{1,64})"|"incomplete_details":\s*\{\s*"reason":\s*"([^"\\]{1,64})"/g;
+const FINISH =
+  /"(?:finish_reason|stop_reason|finishReason)":\s*"([^"\\]{1,64})"|"incomplete_details":\s*\{\s*"reason":\s*"([^"\\]{1,64})"|"type":\s*"response\.(completed|failed|cancelled)"|"object":\s*"response",\s*"created_at":\s*[\d.]{1,20},\s*"status":\s*"(completed|failed|cancelled)"/g;
 /** Distinct reasons kept (a Chat request may ask for several choices). */
 const MAX_REASONS = 8;
 
@@ -103,7 +107,7 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
       if (kit.captureContent && room > 0) response += utf8(data, room);
       if (reasons.size >= MAX_REASONS) return;
       for (const m of (typeof data === 'string' ? data : data.toString('latin1')).matchAll(FINISH)) {
-        if (reasons.size < MAX_REASONS) reasons.add(m[1] ?? m[2]!);
+        if (reasons.size < MAX_REASONS) reasons.add(m[1] ?? m[2] ?? m[3] ?? m[4]!);
       }
     },
     end(record) {

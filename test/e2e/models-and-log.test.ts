@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CANNED_TEXT, chatFrames } from '../helpers/canned.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import {
@@ -90,9 +91,14 @@ describe('the traffic log', () => {
 
       const printed = gw.output.join('');
       expect(printed).toContain('→ request headers');
-      expect(printed).toContain('"authorization": "[redacted]"');
+      expect(printed).toContain('    authorization: [redacted]');
+      // The SDK's own headers on one line.
+      expect(printed).toMatch(/\n {4}telemetry: Anthropic\/JS [^\n]* · sdk js [^\n]* · retry 0 · timeout 600s\n/);
+      expect(printed).not.toMatch(/\n {4}x-stainless-/);
       expect(printed).toContain('a secret-free prompt');
       expect(printed).toContain('← response body');
+      // The stream put together.
+      expect(printed).toContain(`  ← response body: streamed, ${chatFrames('gpt-upstream', false).length} events, stop: end\n    text      ${CANNED_TEXT}\n`);
       expect(printed).toMatch(/401 POST \/v1\/chat\/completions \d+ms ✗ Invalid API key/);
 
       const entries = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -1,6 +1,6 @@
 /**
- * Nothing that arrives reaches the terminal raw: a real gateway with `--verbose` gets hostile
- * model names, header values, upstream error texts and SSE event names, and `replay` reads a
+ * Nothing that arrives reaches the terminal raw: a real gateway with `--verbose`, and one with `-vv`,
+ * get hostile model names, header values, upstream error texts, streamed texts and SSE event names, and `replay` reads a
  * hostile recording against live hostile answers. The captured output (colour off, so chalk
  * writes no ESC of its own) must hold no control, C1, bidi or separator code point but LF, and
  * must show each payload escaped, so it was printed rather than dropped.
@@ -27,24 +27,29 @@ const HOSTILE = '\x1b[2J\x1b]0;pwned\x07\u009b2J\r\u202eevil\u2066\u2028';
 const HOSTILE_SHOWN = '\\x1b[2J\\x1b]0;pwned\\x07\\x9b2J\\r\\u202eevil\\u2066\\u2028';
 
 let upstream: FakeUpstream;
+/** A gateway per verbosity: `--verbose` (streams put together, telemetry folded) and `-vv` (raw events, every header). */
+let gateways: Record<1 | 2, TestGateway>;
+/** The `-vv` one, which `replay` below is sent to too. */
 let gw: TestGateway;
 let openai: OpenAI;
 const dirs: string[] = [];
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  gw = await startGateway(testConfig(upstream.url), { verbose: true });
+  gateways = { 1: await startGateway(testConfig(upstream.url), { verbose: 1 }), 2: await startGateway(testConfig(upstream.url), { verbose: 2 }) };
+  gw = gateways[2];
   openai = new OpenAI({ apiKey: GATEWAY_KEY, baseURL: `${gw.url}/v1`, maxRetries: 0 });
 });
 afterAll(async () => {
-  await gw.close();
+  await gateways[1].close();
+  await gateways[2].close();
   await upstream.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 /** A request with header bytes the SDKs refuse to send: 0x80–0xFF arrive as C1 and Latin-1 code points. */
-function rawRequest(headerLines: string[], body: string): Promise<string> {
-  const { port } = new URL(gw.url);
+function rawRequest(target: TestGateway, headerLines: string[], body: string): Promise<string> {
+  const { port } = new URL(target.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
     let answer = '';
@@ -65,67 +70,72 @@ function rawRequest(headerLines: string[], body: string): Promise<string> {
 }
 
 /** Runs `send`, waits for the request's log, and returns what the gateway printed for it. */
-async function printedFor(send: () => Promise<unknown>): Promise<string> {
-  const before = gw.output.join('').length;
-  const lines = gw.lines().length;
+async function printedFor(target: TestGateway, send: () => Promise<unknown>): Promise<string> {
+  const before = target.output.join('').length;
+  const lines = target.lines().length;
   await send();
   const until = Date.now() + 5000;
-  while (gw.lines().length <= lines && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-  return gw.output.join('').slice(before);
+  while (target.lines().length <= lines && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  return target.output.join('').slice(before);
 }
 
 const chatBody = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] });
 
+/** An event of an unknown type with a hostile name first (clients skip those), then the real stream, its text hostile. */
 const streamWithHostileEvents = (_req: unknown, res: ServerResponse) => {
-  const frames = messageFrames('claude-upstream');
+  const frames = messageFrames('claude-upstream').map((f) => f.replace('"Hello"', JSON.stringify(`said${HOSTILE}`)));
   res.writeHead(200, { 'content-type': 'text/event-stream' });
-  // An event of an unknown type first (clients skip those), then the real stream.
   res.end([sse({ type: 'ping', note: HOSTILE }, `ping${HOSTILE.replace(/[\r\u2028]/g, '')}`), ...frames].join(''));
 };
 
-describe('serve --verbose prints hostile text escaped', () => {
-  const cases: readonly { what: string; send: () => Promise<unknown>; shown: readonly string[] }[] = [
+describe.each([1, 2] as const)('serve at verbosity %i prints hostile text escaped', (level) => {
+  const cases: readonly { what: string; send: (target: TestGateway, client: OpenAI) => Promise<unknown>; shown: Record<1 | 2, readonly string[]> }[] = [
     {
       what: 'a model name (refused: not configured)',
-      send: () => openai.chat.completions.create({ model: `gpt${HOSTILE}`, messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined),
-      shown: [`gpt${HOSTILE_SHOWN}`],
+      send: (_t, client) => client.chat.completions.create({ model: `gpt${HOSTILE}`, messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined),
+      shown: { 1: [`gpt${HOSTILE_SHOWN}`], 2: [`gpt${HOSTILE_SHOWN}`] },
     },
     {
       what: 'header values and the user-agent with C1 bytes',
-      send: () => rawRequest(['user-agent: agent\x9b2J\x9d0;pwned', 'x-note: \x85\x80next'], chatBody('gpt-test')),
-      shown: ['agent\\u009b2J\\u009d0;pwned', '\\u0085\\u0080next'],
+      send: (target) => rawRequest(target, ['user-agent: agent\x9b2J\x9d0;pwned', 'x-note: \x85\x80next'], chatBody('gpt-test')),
+      // One header a line, the user agent on the telemetry line; or the headers as JSON.
+      shown: { 1: ['telemetry: agent\\x9b2J\\x9d0;pwned', 'x-note: \\x85\\x80next'], 2: ['agent\\u009b2J\\u009d0;pwned', '\\u0085\\u0080next'] },
     },
     {
       what: 'an upstream error text',
-      send: () => {
+      send: (_t, client) => {
         upstream.once((_req, res) => sendJson(res, 400, { error: { message: `bad${HOSTILE}`, type: 'invalid_request_error' } }));
-        return openai.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
+        return client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
       },
-      shown: ['\\u001b]0;pwned\\u0007\\u009b2J\\r\\u202eevil\\u2066\\u2028'],
+      shown: { 1: ['\\u001b]0;pwned\\u0007\\u009b2J\\r\\u202eevil\\u2066\\u2028'], 2: ['\\u001b]0;pwned\\u0007\\u009b2J\\r\\u202eevil\\u2066\\u2028'] },
     },
     {
       what: 'SSE event names and data from the upstream',
-      send: () => {
+      send: (target) => {
         upstream.once(streamWithHostileEvents);
         const body = JSON.stringify({ model: 'claude-test', max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] });
-        return fetch(`${gw.url}/v1/messages`, {
+        return fetch(`${target.url}/v1/messages`, {
           method: 'POST',
           headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
           body,
-        }).then((r) =>
-          r.text(),
-        );
+        }).then((r) => r.text());
       },
-      shown: ['ping\\x1b[2J\\x1b]0;pwned\\x07\\x9b2J\\u202eevil\\u2066', '"note":"\\u001b[2J'],
+      // The answer put together; or the raw events, their names and data.
+      shown: {
+        1: [`text      said${HOSTILE_SHOWN} from upstream`],
+        2: ['ping\\x1b[2J\\x1b]0;pwned\\x07\\x9b2J\\u202eevil\\u2066', '"note":"\\u001b[2J', '"said\\u001b[2J'],
+      },
     },
   ];
 
   it.each(cases)('$what', async ({ send, shown }) => {
-    const printed = await printedFor(send);
+    const target = gateways[level];
+    const client = new OpenAI({ apiKey: GATEWAY_KEY, baseURL: `${target.url}/v1`, maxRetries: 0 });
+    const printed = await printedFor(target, () => send(target, client));
     expect(rawUnsafeIn(printed)).toEqual([]);
-    for (const s of shown) expect(printed).toContain(s);
+    for (const s of shown[level]) expect(printed).toContain(s);
     // And the gateway keeps serving.
-    const ok = await openai.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
+    const ok = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'hi' }] });
     expect(ok.choices[0]?.message.content).toBe('Hello from upstream');
   });
 });

@@ -12,7 +12,7 @@ import type { WrittenConfig } from '#src/config/schema.js';
 import { startTracer } from '#src/tracing/tracer.js';
 import { type OtlpProtocol, tracingSettings } from '#src/tracing/settings.js';
 import type { Tracer } from '#src/tracing/types.js';
-import { CANNED_TEXT } from '../helpers/canned.js';
+import { CANNED_TEXT, responseJson } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { type CollectedSpan, type Collector, startCollector } from '../helpers/otlp-collector.js';
 import { GATEWAY_KEY, startGateway, waitForLines, type TestGateway } from '../helpers/start-gateway.js';
@@ -34,8 +34,11 @@ async function setUp(tracing: NonNullable<WrittenConfig['tracing']>, protocol: O
   const upstream = await startFakeUpstream();
   const collector = await startCollector();
   const written: WrittenConfig = {
-    providers: { openai: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-o', retries: 2 } },
-    models: { 'gpt-test': { provider: 'openai', upstreamModel: 'gpt-upstream' } },
+    providers: {
+      openai: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-o', retries: 2 },
+      anthropic: { type: 'anthropic', baseUrl: upstream.url, apiKey: 'sk-a' },
+    },
+    models: { 'gpt-test': { provider: 'openai', upstreamModel: 'gpt-upstream' }, 'claude-test': { provider: 'anthropic', upstreamModel: 'claude-upstream' } },
     keyGroups: { dev: { keys: [GATEWAY_KEY] } },
     tracing: { otlpEndpoint: collector.url, protocol, ...tracing },
   };
@@ -64,6 +67,12 @@ function requestSpans(spans: readonly CollectedSpan[], root: CollectedSpan): Col
 }
 
 const traceparentOf = (headers: Record<string, unknown>) => String(headers.traceparent ?? '');
+const openaiAt = (url: string) => new OpenAI({ apiKey: GATEWAY_KEY, baseURL: `${url}/v1`, maxRetries: 0 });
+async function drain(stream: Promise<AsyncIterable<unknown>>): Promise<void> {
+  for await (const _ of await stream) {
+    // read to the end
+  }
+}
 
 describe.each(['http/protobuf', 'http/json'] as const)('traces over OTLP %s', (protocol) => {
   let s: Setup;
@@ -199,6 +208,58 @@ describe('content, when asked for', () => {
     expect(request).toContain('"content":"question xxx');
     expect(Buffer.byteLength(request)).toBeLessThanOrEqual(8 * 1024);
     expect(String(root.attributes['model_gateway.response.body'])).toContain(CANNED_TEXT);
+  });
+});
+
+describe('finish reasons, as the response to each caller protocol states them', () => {
+  let s: Setup;
+  let roots: CollectedSpan[];
+  /** Each request carries a trace id of its own, so its span is found by it. */
+  const traceOf = (i: number) => `${'0'.repeat(30)}${String(i + 1).padStart(2, '0')}`;
+  const incomplete = (_req: unknown, res: ServerResponse) =>
+    sendJson(res, 200, { ...responseJson('gpt-upstream', 'incomplete'), incomplete_details: { reason: 'max_output_tokens' } });
+  const CASES: readonly { what: string; send: (url: string, traceparent: string) => Promise<unknown>; before?: (u: FakeUpstream) => void; reasons: string[] }[] = [
+    { what: 'Responses, native, whole', send: (url, tp) => openaiAt(url).responses.create({ model: 'gpt-test', input: 'hi' }, { headers: { traceparent: tp } }), reasons: ['completed'] },
+    { what: 'Responses, native, streamed', send: (url, tp) => drain(openaiAt(url).responses.create({ model: 'gpt-test', input: 'hi', stream: true }, { headers: { traceparent: tp } })), reasons: ['completed'] },
+    {
+      what: 'Responses, native, cut at its output limit',
+      before: (u) => u.once(incomplete),
+      send: (url, tp) => openaiAt(url).responses.create({ model: 'gpt-test', input: 'hi' }, { headers: { traceparent: tp } }),
+      reasons: ['max_output_tokens'],
+    },
+    { what: 'Responses, translated from Messages, whole', send: (url, tp) => openaiAt(url).responses.create({ model: 'claude-test', input: 'hi' }, { headers: { traceparent: tp } }), reasons: ['completed'] },
+    {
+      what: 'Responses, translated from Messages, streamed',
+      send: (url, tp) => drain(openaiAt(url).responses.create({ model: 'claude-test', input: 'hi', stream: true }, { headers: { traceparent: tp } })),
+      reasons: ['completed'],
+    },
+    {
+      what: 'Gemini, translated from Messages',
+      send: (url, tp) =>
+        fetch(`${url}/v1beta/models/claude-test:generateContent`, {
+          method: 'POST',
+          headers: { 'x-goog-api-key': GATEWAY_KEY, 'content-type': 'application/json', traceparent: tp },
+          body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+        }).then((r) => r.text()),
+      reasons: ['STOP'],
+    },
+  ];
+
+  beforeAll(async () => {
+    s = await setUp({}, 'http/json');
+    for (const [i, c] of CASES.entries()) {
+      c.before?.(s.upstream);
+      await c.send(s.gw.url, `00-${traceOf(i)}-${CALLER_SPAN}-01`);
+    }
+    await waitForLines(s.gw, CASES.length);
+    await s.tracer.shutdown();
+    roots = CASES.map((_c, i) => s.collector.spans.find((x) => x.kind === SERVER && x.traceId === traceOf(i))!);
+  }, 30_000);
+  afterAll(() => tearDown(s));
+
+  it.each(CASES.map((c, i) => [c.what, i, c.reasons] as const))('%s', (_what, i, reasons) => {
+    expect(roots[i]!.attributes['http.response.status_code']).toBe(200);
+    expect(roots[i]!.attributes['gen_ai.response.finish_reasons']).toEqual(reasons);
   });
 });
 

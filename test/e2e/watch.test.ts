@@ -234,6 +234,40 @@ describe('serve --watch', () => {
     expect(await exit).toBe(0);
   });
 
+  it('says metrics and tracing changes need a restart, and keeps serving metrics as they were set up', async () => {
+    a.always(answerWithModel);
+    const h = harness();
+    const file = join(h.io.cwd, 'gateway.config.yaml');
+    const yaml = (extra: string[]) =>
+      [
+        'server: { host: 127.0.0.1, port: 0 }',
+        `providers: { a: { type: openai-compatible, baseUrl: "${a.url}/v1" } }`,
+        'models: { m: { provider: a } }',
+        `keyGroups: { dev: { keys: ["${GATEWAY_KEY}"] } }`,
+        ...extra,
+        '',
+      ].join('\n');
+    writeFileSync(file, yaml(['metrics: { port: 0 }']));
+    const { exit, url } = await startServe(h, []);
+    await printed(h, 0, 'Watching gateway.config.yaml for changes');
+    const metricsUrl = await waitFor(() => /metrics\s+(http:\/\/\S+)/.exec(h.stdout())?.[1], 'the metrics URL in the banner');
+    expect((await chat(url, GATEWAY_KEY)).status).toBe(200);
+
+    const mark = h.stdout().length;
+    writeFileSync(file, yaml(['metrics: { port: 0, labels: [keyGroup] }', 'tracing: { otlpEndpoint: "http://127.0.0.1:4318", sampleRatio: 0.5 }']));
+    const out = await printed(h, mark, 'gateway.config.yaml changed: nothing to apply');
+    expect(out).toContain("! server   metrics.labels (none) → keyGroup not applied: metrics are set up at start (restart serve to use this)");
+    expect(out).toContain('! server   tracing off → on not applied: tracing is set up at start (restart serve to use this)');
+    // Still the metrics set up at start: a request's series carry no key group.
+    expect((await chat(url, GATEWAY_KEY)).status).toBe(200);
+    const scraped = await (await request(metricsUrl)).body.text();
+    expect(scraped).toMatch(/model_gateway_requests_total\{[^}]*status="200"[^}]*\} 2/);
+    expect(scraped).not.toContain('key_group=');
+
+    h.stop();
+    expect(await exit).toBe(0);
+  });
+
   it('--no-watch serves the file as it was at start', async () => {
     a.always(answerWithModel);
     b.always(answerWithModel);

@@ -5,6 +5,7 @@
 import { Chalk } from 'chalk';
 import { parseConfig } from '#src/config/parse.js';
 import type { WrittenConfig } from '#src/config/schema.js';
+import type { Verbosity } from '#src/log/detail.js';
 import { createLogger } from '#src/log/logger.js';
 import type { ProviderDeps } from '#src/providers/registry.js';
 import { createGateway, type Gateway, type GatewayOptions } from '#src/server/gateway.js';
@@ -21,7 +22,8 @@ export interface TestGateway {
 
 export interface StartOptions {
   readonly env?: Record<string, string | undefined>;
-  readonly verbose?: boolean;
+  /** As `serve` prints: true or 1 is `--verbose`, 2 is `-vv`. */
+  readonly verbose?: boolean | Verbosity;
   readonly logFile?: string;
   readonly logBodies?: boolean;
   readonly providerDeps?: ProviderDeps;

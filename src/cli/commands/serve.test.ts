@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { inspectorOptions } from './serve.js';
+import { VERSION } from '../../version.js';
+import { createProgram } from '../main.js';
+import { inspectorOptions, type ServeFlags } from './serve.js';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -25,5 +27,37 @@ describe("serve's inspector flags", () => {
     ['--inspector-keep and --inspector-memory over the config', { inspectorKeep: 7, inspectorMemory: 3 }, { capacity: 7, maxBytes: 3 * 1024 * 1024, history: false }],
   ])('inspector.keep, inspector.memoryMiB, inspector.history: %s', (_, flags, options) => {
     expect(inspectorOptions({ color: false, ...flags }, { keep: 40, memoryMiB: 2, history: false })).toEqual(options);
+  });
+});
+
+describe("serve's verbosity: a repeatable -v", () => {
+  const flagsOf = async (args: string[]) => {
+    const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {}, cwd: '.', stopSignal: () => new Promise<string>(() => undefined) };
+    const program = createProgram(io);
+    let seen: ServeFlags | undefined;
+    program.commands.find((c) => c.name() === 'serve')!.action((flags: ServeFlags) => {
+      seen = flags;
+    });
+    await program.parseAsync(['serve', ...args], { from: 'user' });
+    return seen?.verbose;
+  };
+
+  it.each([
+    [[], 0],
+    [['--verbose'], 1],
+    [['-v'], 1],
+    [['-vv'], 2],
+    [['-v', '--verbose'], 2],
+    [['-vvv'], 3],
+    [['-vv', '--port', '0'], 2],
+  ])('%j → %i', async (args, level) => {
+    expect(await flagsOf(args)).toBe(level);
+  });
+
+  it('-v before the command is still the version', async () => {
+    let out = '';
+    const io = { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true }, env: {}, cwd: '.', stopSignal: () => new Promise<string>(() => undefined) };
+    await expect(createProgram(io).parseAsync(['-v'], { from: 'user' })).rejects.toThrow();
+    expect(out.trim()).toBe(VERSION);
   });
 });

@@ -27,7 +27,8 @@ export interface ServeFlags {
   config?: string;
   host?: string;
   port?: number;
-  verbose?: boolean;
+  /** How many times `-v` / `--verbose` was given: 1 the detail, 2 (`-vv`) or more the detail raw. */
+  verbose?: number;
   logFile?: string;
   /** False with `--no-log-bodies`. */
   logBodies?: boolean;
@@ -75,7 +76,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const logger = createLogger({
     out: io.stdout,
     chalk,
-    verbose: flags.verbose ?? false,
+    verbose: flags.verbose === undefined || flags.verbose === 0 ? 0 : flags.verbose === 1 ? 1 : 2,
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
     ...(flags.logBodies === false ? { logBodies: false } : {}),
   });

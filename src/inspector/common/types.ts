@@ -6,6 +6,7 @@
 import type { ExchangeJson } from '../../log/exchange-json.js';
 import type { Protocol, Usage } from '../../protocols/types.js';
 import type * as Ir from '../../translate/ir.js';
+import type { ReadAnswer } from '../../translate/read-answer.js';
 
 export type ClientKind = 'claude-code' | 'codex' | 'openai-sdk' | 'anthropic-sdk' | 'other';
 
@@ -116,16 +117,8 @@ export interface Conversation {
   readonly unreadable?: string;
 }
 
-export interface ConversationAnswer {
-  readonly streamed: boolean;
-  /** A stream's events, folded into `content`. */
-  readonly events?: number;
-  readonly content: readonly Ir.AssistantPart[];
-  readonly stopReason?: Ir.StopReason;
-  readonly usage?: Ir.Usage;
-  /** An error answer, an error in the stream, or why the answer could not be read (wholly or past a point). */
-  readonly error?: string;
-}
+/** The answer as `translate/read-answer.ts` reads it (types only: nothing of it reaches the page's bundle). */
+export type ConversationAnswer = ReadAnswer;
 
 /** The store's use, sent with each pushed row so the page's figures stay current. */
 export interface StoreUse {
