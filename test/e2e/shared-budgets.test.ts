@@ -151,6 +151,36 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     for (const g of gateways) expect((await ask(g.url)).status).toBe(429);
   });
 
+  it('a group with limits and a budget: one command to Redis at admission and one at the end, a limit refusal reserving nothing', async () => {
+    upstream.always(answering());
+    const base = budgetConfig(0.1);
+    const config = { ...base, keyGroups: { dev: { ...base.keyGroups!.dev!, limits: { requestsPerMinute: 3, concurrentRequests: 5 } } } } as WrittenConfig;
+    const gateways = [await startGateway(config), await startGateway(config)];
+    running.push(...gateways);
+    const monitor = await new Redis(redis.url).monitor();
+    const scripts: string[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      // The scripts the gateways send (a script's own commands are listed from "lua").
+      if (!source.startsWith('lua') && /^eval/i.test(String(args[0]))) scripts.push(String(args[0]));
+    });
+    try {
+      const answers = [];
+      for (let i = 0; i < 4; i++) answers.push(await chat(gateways[i % 2]!.url));
+      expect(answers).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 429, code: 'rate_limit_exceeded' }]);
+      await quiet(gateways, answers.length);
+      await until(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
+      const counter = await counterOf(config);
+      expect(counter.spent).toBeCloseTo(3 * COST, 9);
+      expect(counter.reserved).toBe(0);
+      // Three served, each admitted and reserving in one script and ending in one; the one refused, one script.
+      await until(async () => scripts.length >= 7, 'the scripts to be listed');
+      await new Promise((r) => setTimeout(r, 100));
+      expect(scripts).toHaveLength(7);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
   const policies = [
     { policy: undefined, whileDown: 'requests with budgets are refused (503)' },
     { policy: 'open', whileDown: "budgets are counted in this gateway's memory" },
