@@ -17,7 +17,7 @@ describe('labelTree', () => {
     });
     const found = lists.map((l) => tree.get(l, undefined));
     expect(seen).toHaveLength(made);
-    lists.forEach((l, i) => expect(found[i]!.values).toEqual(l));
+    expect(found.map((f) => f.values)).toEqual(lists);
   });
 
   it('past its limit it starts again: what it made is made anew, and it holds no more than the limit', () => {
