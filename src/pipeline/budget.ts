@@ -4,6 +4,8 @@
  * input at about four bytes a token), and is refused with a 429 naming the budget and when it
  * resets when one is spent already. The reservation is settled when the response closes, with the
  * cost the provider's usage came to (nothing when it failed). A request already running is never cut.
+ * With limits and budgets both in Redis, a request with both is admitted here, by the same script
+ * (state/admission.ts), rather than before its body was read.
  */
 import { askedOutputTokens } from '../auth/group-caps.js';
 import type { BudgetDecision, Reservation } from '../budgets/budget-store.js';
@@ -63,7 +65,8 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
           if (d.by === 'limit') throw limitRefusal(group, d.decision, ctx.record);
           return decided(d.decision);
         }
-        if (ctx.place?.adopt(d.admission)) return decided({ ok: true, reservation: d.reservation });
+        // callModel takes the place before it reads the body; the place ends the admission when the client left already.
+        if (ctx.place!.adopt(d.admission)) return decided({ ok: true, reservation: d.reservation });
         d.reservation.settle(0);
         return false;
       },
