@@ -17,7 +17,7 @@ import type { WrittenConfig } from '#src/config/schema.js';
 import { messageJson } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
-import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { HAS_REDIS, redisSuite, resetStats, scriptsRun, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
@@ -157,28 +157,19 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     const config = { ...base, keyGroups: { dev: { ...base.keyGroups!.dev!, limits: { requestsPerMinute: 3, concurrentRequests: 5 } } } } as WrittenConfig;
     const gateways = [await startGateway(config), await startGateway(config)];
     running.push(...gateways);
-    const monitor = await new Redis(redis.url).monitor();
-    const scripts: string[] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      // The scripts the gateways send (a script's own commands are listed from "lua").
-      if (!source.startsWith('lua') && /^eval/i.test(String(args[0]))) scripts.push(String(args[0]));
-    });
-    try {
-      const answers = [];
-      for (let i = 0; i < 4; i++) answers.push(await chat(gateways[i % 2]!.url));
-      expect(answers).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 429, code: 'rate_limit_exceeded' }]);
-      await quiet(gateways, answers.length);
-      await until(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
-      const counter = await counterOf(config);
-      expect(counter.spent).toBeCloseTo(3 * COST, 9);
-      expect(counter.reserved).toBe(0);
-      // Three served, each admitted and reserving in one script and ending in one; the one refused, one script.
-      await until(async () => scripts.length >= 7, 'the scripts to be listed');
-      await new Promise((r) => setTimeout(r, 100));
-      expect(scripts).toHaveLength(7);
-    } finally {
-      monitor.disconnect();
-    }
+    await resetStats(redis.url);
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await chat(gateways[i % 2]!.url));
+    expect(answers).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 429, code: 'rate_limit_exceeded' }]);
+    await quiet(gateways, answers.length);
+    await until(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
+    const counter = await counterOf(config);
+    expect(counter.spent).toBeCloseTo(3 * COST, 9);
+    expect(counter.reserved).toBe(0);
+    // Three served, each admitted and reserving in one script and ending in one; the one refused, one script.
+    await until(async () => (await scriptsRun(redis.url)) >= 7, 'the scripts to be run');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await scriptsRun(redis.url)).toBe(7);
   });
 
   const policies = [
