@@ -19,7 +19,8 @@
  */
 import { NOW, type Script } from '../limits/redis-scripts.js';
 
-// Takes a counter's expired reservations off it. KEYS[h]: the counter, KEYS[h + 1]: its held set.
+// Takes a counter's expired reservations off it. KEYS[h]: the counter, KEYS[h + 1]: its held set (KEYS as the script
+// that holds it sees them: a script of several stores' parts passes each part its own).
 const PURGE = `
 local function purge(h, now)
   local gone = redis.call('ZRANGEBYSCORE', KEYS[h + 1], '-inf', now)
@@ -41,7 +42,7 @@ end
  * Returns {1} when reserved on every counter, else {0, the counter's 1-based place, its spend and
  * reservations}; a refusal reserves nothing.
  */
-export const RESERVE: Script = { name: 'modelGatewayBudgetReserve', keys: -1, lua: `${NOW}${PURGE}
+export const RESERVE_LUA = `${PURGE}
 local now = now_ms('')
 local id = ARGV[1]
 local amount = tonumber(ARGV[2])
@@ -68,14 +69,15 @@ for i = 1, n do
   redis.call('PEXPIRE', KEYS[h], math.max(life, ttl))
 end
 return { 1 }
-` };
+`;
+export const RESERVE: Script = { name: 'modelGatewayBudgetReserve', keys: -1, lua: NOW + RESERVE_LUA };
 
 /**
  * KEYS: each counter's hash and held set. ARGV: the reservation's id (or ''), the cost, then for each
  * counter how long its keys live (ms). The reservation comes off each counter it is still on (an
  * expired one was taken off already), and the cost is added.
  */
-export const SETTLE: Script = { name: 'modelGatewayBudgetSettle', keys: -1, lua: `
+export const SETTLE_LUA = `
 local id = ARGV[1]
 local cost = tonumber(ARGV[2])
 for i = 1, #KEYS / 2 do
@@ -92,7 +94,8 @@ for i = 1, #KEYS / 2 do
   end
 end
 return 1
-` };
+`;
+export const SETTLE: Script = { name: 'modelGatewayBudgetSettle', keys: -1, lua: SETTLE_LUA };
 
 /** KEYS: a counter's held set. ARGV: the reservations' lifetime in ms, then the ids still held. Only those still there are pushed back. */
 export const HOLD: Script = { name: 'modelGatewayBudgetHold', keys: 1, lua: `${NOW}

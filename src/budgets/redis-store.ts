@@ -17,6 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Script } from '../limits/redis-scripts.js';
+import type { EndSender } from '../limits/redis-store.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import type { BudgetCounter, BudgetDecision, BudgetStore, Reservation } from './budget-store.js';
 import { HOLD, RESERVE, SEED, SETTLE } from './redis-scripts.js';
@@ -37,8 +38,18 @@ export interface RedisBudgetStoreOptions {
 export interface RedisBudgetStore extends BudgetStore {
   reserve(counters: readonly BudgetCounter[], usd: number, now: number): Promise<BudgetDecision>;
   seed(counter: BudgetCounter, usd: number): Promise<void>;
+  /** A reservation as the part of a script that runs it with the limits' admission (state/admission.ts). */
+  part(counters: readonly BudgetCounter[], usd: number, now: number): BudgetPart;
   /** Stops pushing back reservations; the connection is its owner's to close. */
   close(): void;
+}
+
+/** The keys and arguments of the reservation script (RESERVE), and what its reply means. */
+export interface BudgetPart {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  /** As the limits' part (limits/redis-store.ts): `send` takes the settling's SETTLE keys and arguments. */
+  decided(reply: unknown, send?: EndSender): BudgetDecision;
 }
 
 /**
@@ -98,7 +109,10 @@ export function createRedisBudgetStore(options: RedisBudgetStoreOptions): RedisB
     return keys;
   };
 
-  const reserved = (counters: readonly BudgetCounter[], keys: readonly string[], id: string): BudgetDecision => {
+  const sendSettle: EndSender = (keys, args) => {
+    run(SETTLE, keys, args).catch(connection.failed);
+  };
+  const reserved = (counters: readonly BudgetCounter[], keys: readonly string[], id: string, send: EndSender): BudgetDecision => {
     const sets = keys.filter((_, i) => i % 2 === 1);
     if (id !== '') hold(sets, id);
     let settled = false;
@@ -110,30 +124,40 @@ export function createRedisBudgetStore(options: RedisBudgetStoreOptions): RedisB
         const cost = nano(usd);
         if (id === '' && cost === 0) return;
         const now = Date.now();
-        run(SETTLE, keys, [id, cost, ...counters.map((c) => lifeOf(c, now))]).catch(connection.failed);
+        send(keys, [id, cost, ...counters.map((c) => lifeOf(c, now))]);
       },
     };
     return { ok: true, reservation };
   };
 
-  return {
-    reserve(counters, usd, now) {
-      const keys = keysOf(counters);
-      const amount = nano(usd);
-      const id = amount > 0 ? `${instance}:${(next++).toString(36)}` : '';
-      const args: (string | number)[] = [id, amount, ttl];
-      for (const c of counters) args.push(nano(c.usd), lifeOf(c, now));
-      return run(RESERVE, keys, args).then((reply): BudgetDecision => {
+  const part = (counters: readonly BudgetCounter[], usd: number, now: number): BudgetPart => {
+    const keys = keysOf(counters);
+    const amount = nano(usd);
+    const id = amount > 0 ? `${instance}:${(next++).toString(36)}` : '';
+    const args: (string | number)[] = [id, amount, ttl];
+    for (const c of counters) args.push(nano(c.usd), lifeOf(c, now));
+    return {
+      keys,
+      args,
+      decided(reply, send = sendSettle) {
         // Whatever answers on that port is read as hostile: anything but the script's two shapes is a failure.
         const [ok, index, spent] = Array.isArray(reply) ? (reply as unknown[]) : [];
-        if (ok === 1) return reserved(counters, keys, id);
+        if (ok === 1) return reserved(counters, keys, id, send);
         const total = typeof spent === 'string' ? Number(spent) : Number.NaN;
         if (ok !== 0 || typeof index !== 'number' || !Number.isInteger(index) || index < 1 || index > counters.length || !Number.isFinite(total)) {
           throw new Error('Redis answered the budget script with something else than its answer');
         }
         return { ok: false, index: index - 1, spent: total / NANO };
-      });
+      },
+    };
+  };
+
+  return {
+    reserve(counters, usd, now) {
+      const p = part(counters, usd, now);
+      return run(RESERVE, p.keys, p.args).then((reply) => p.decided(reply));
     },
+    part,
     async seed(counter, usd) {
       const spent = nano(usd);
       if (spent === 0) return;

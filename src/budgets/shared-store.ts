@@ -12,10 +12,12 @@ import { underPolicy } from '../state/on-redis-down.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import { BudgetStoreDown, type BudgetStore } from './budget-store.js';
 import { createMemoryBudgetStore } from './memory-store.js';
-import { createRedisBudgetStore, type RedisBudgetStoreOptions } from './redis-store.js';
+import { createRedisBudgetStore, type RedisBudgetStore, type RedisBudgetStoreOptions } from './redis-store.js';
 
 /** The Redis store behind its policy; `close` stops it pushing back reservations (the connection is its owner's). */
 export interface SharedBudgetStore extends BudgetStore {
+  /** The Redis store itself, whose reservations state/admission.ts joins with admissions. */
+  readonly redis: RedisBudgetStore;
   close(): void;
 }
 
@@ -36,6 +38,7 @@ export function sharedBudgetStore(
       if (!connection.up) return undefined;
       return redis.seed(counter, usd).catch(connection.failed);
     },
+    redis,
     close: redis.close,
   };
 }

@@ -40,7 +40,7 @@ end
  * Returns {1} when admitted, else {0, which (1 tokens, 2 concurrent, 3 requests per minute), wait ms}.
  * The limits are checked in the memory store's order, and a refusal takes nothing.
  */
-export const ADMIT: Script = { name: 'modelGatewayLimitsAdmit', keys: 3, lua: `${NOW}
+export const ADMIT_LUA = `
 local now = now_ms(ARGV[1])
 local rpm = tonumber(ARGV[2])
 local conc = tonumber(ARGV[3])
@@ -104,10 +104,11 @@ if conc > 0 then
   redis.call('PEXPIRE', KEYS[2], ttl)
 end
 return { 1 }
-` };
+`;
+export const ADMIT: Script = { name: 'modelGatewayLimitsAdmit', keys: 3, lua: NOW + ADMIT_LUA };
 
 /** KEYS: slots, tpm. ARGV: now (or ''), the slot's id (or ''), tokens to report (0: none). */
-export const END: Script = { name: 'modelGatewayLimitsEnd', keys: 2, lua: `${NOW}
+export const END_LUA = `
 if ARGV[2] ~= '' then redis.call('ZREM', KEYS[1], ARGV[2]) end
 local tokens = tonumber(ARGV[3])
 if tokens and tokens > 0 then
@@ -116,7 +117,8 @@ if tokens and tokens > 0 then
   redis.call('PEXPIRE', KEYS[2], 61000)
 end
 return 1
-` };
+`;
+export const END: Script = { name: 'modelGatewayLimitsEnd', keys: 2, lua: NOW + END_LUA };
 
 /** KEYS: slots. ARGV: now (or ''), the slots' lifetime in ms, then the ids of the slots still held. Only slots still there are pushed back. */
 export const REFRESH: Script = { name: 'modelGatewayLimitsRefresh', keys: 1, lua: `${NOW}

@@ -34,9 +34,25 @@ export interface RedisLimitStoreOptions {
 
 export interface RedisLimitStore extends LimitStore {
   admit(group: string, limits: GroupLimits, now: number): Promise<Decision>;
+  /** An admission as the part of a script that runs it with the budgets' reservation (state/admission.ts). */
+  part(group: string, limits: GroupLimits, now: number): LimitPart;
   /** Stops pushing back slots; the connection is its owner's to close. */
   close(): void;
 }
+
+/** The keys and arguments of the admission script (ADMIT), and what its reply means. */
+export interface LimitPart {
+  readonly keys: readonly string[];
+  readonly args: readonly (string | number)[];
+  /**
+   * The decision in the script's reply (which throws on anything else). `send` takes the end's own keys and
+   * arguments (END's) when that is sent with another store's; by default the end sends END itself.
+   */
+  decided(reply: unknown, send?: EndSender): Decision;
+}
+
+/** Sends an ended admission's END keys and arguments, or a settled reservation's SETTLE ones. */
+export type EndSender = (keys: readonly string[], args: readonly (string | number)[]) => void;
 
 interface GroupKeys {
   readonly rpm: string;
@@ -101,7 +117,10 @@ export function createRedisLimitStore(options: RedisLimitStoreOptions): RedisLim
     refresher ??= setInterval(refresh, Math.max(1, Math.floor(ttl / 3))).unref();
   };
 
-  const admitted = (k: GroupKeys, slot: string | undefined, countsTokens: boolean): Decision => {
+  const sendEnd: EndSender = (keys, args) => {
+    run(END, keys, args).catch(connection.failed);
+  };
+  const admitted = (k: GroupKeys, slot: string | undefined, countsTokens: boolean, send: EndSender): Decision => {
     if (slot !== undefined) hold(k.slots, slot);
     let ended = false;
     const admission: Admission = {
@@ -111,28 +130,37 @@ export function createRedisLimitStore(options: RedisLimitStoreOptions): RedisLim
         if (slot !== undefined) held.get(k.slots)?.delete(slot);
         const reported = countsTokens && Number.isFinite(tokens) && tokens > 0 ? Math.round(tokens) : 0;
         if (slot === undefined && reported === 0) return;
-        run(END, [k.slots, k.tpm], [time(clock?.() ?? 0), slot ?? '', reported]).catch(connection.failed);
+        send([k.slots, k.tpm], [time(clock?.() ?? 0), slot ?? '', reported]);
       },
     };
     return { ok: true, admission };
   };
 
-  return {
-    admit(group, limits, now) {
-      const k = keysOf(group);
-      const slot = limits.concurrentRequests !== undefined ? `${instance}:${(next++).toString(36)}` : undefined;
-      const args = [time(now), limits.requestsPerMinute ?? 0, limits.concurrentRequests ?? 0, limits.tokensPerMinute ?? 0, slot ?? '', ttl];
-      return run(ADMIT, [k.rpm, k.slots, k.tpm], args).then((reply): Decision => {
+  const part = (group: string, limits: GroupLimits, now: number): LimitPart => {
+    const k = keysOf(group);
+    const slot = limits.concurrentRequests !== undefined ? `${instance}:${(next++).toString(36)}` : undefined;
+    return {
+      keys: [k.rpm, k.slots, k.tpm],
+      args: [time(now), limits.requestsPerMinute ?? 0, limits.concurrentRequests ?? 0, limits.tokensPerMinute ?? 0, slot ?? '', ttl],
+      decided(reply, send = sendEnd) {
         // Whatever answers on that port is read as hostile: anything but the script's two shapes is a failure.
         const [ok, which, wait] = Array.isArray(reply) ? (reply as unknown[]) : [];
-        if (ok === 1) return admitted(k, slot, limits.tokensPerMinute !== undefined);
+        if (ok === 1) return admitted(k, slot, limits.tokensPerMinute !== undefined, send);
         const limit = typeof which === 'number' ? REFUSED_BY[which - 1] : undefined;
         if (ok !== 0 || limit === undefined || typeof wait !== 'number' || !Number.isFinite(wait)) {
           throw new Error('Redis answered the admission script with something else than its answer');
         }
         return { ok: false, limit, value: limits[limit] ?? 0, retryAfterMs: Math.min(MINUTE_MS, Math.max(1, Math.ceil(wait))) };
-      });
+      },
+    };
+  };
+
+  return {
+    admit(group, limits, now) {
+      const p = part(group, limits, now);
+      return run(ADMIT, p.keys, p.args).then((reply) => p.decided(reply));
     },
+    part,
     close() {
       clearInterval(refresher);
       refresher = undefined;

@@ -7,10 +7,12 @@ import { underPolicy } from '../state/on-redis-down.js';
 import type { RedisConnection } from '../state/redis-connection.js';
 import { LimitStoreDown, type LimitStore } from './limit-store.js';
 import { createMemoryLimitStore } from './memory-store.js';
-import { createRedisLimitStore, type RedisLimitStoreOptions } from './redis-store.js';
+import { createRedisLimitStore, type RedisLimitStore, type RedisLimitStoreOptions } from './redis-store.js';
 
 /** The Redis store behind its policy; `close` stops it pushing back slots (the connection is its owner's). */
 export interface SharedLimitStore extends LimitStore {
+  /** The Redis store itself, whose admissions state/admission.ts joins with reservations. */
+  readonly redis: RedisLimitStore;
   close(): void;
 }
 
@@ -23,5 +25,5 @@ export function sharedLimitStore(
   const redis = createRedisLimitStore({ connection, keyPrefix: state.keyPrefix, ...testing });
   const local = createMemoryLimitStore(testing.clock);
   const admit = underPolicy(connection, state.onRedisDown.limits, { shared: redis.admit, local: local.admit, refusal: () => new LimitStoreDown() });
-  return { admit, close: redis.close };
+  return { admit, redis, close: redis.close };
 }

@@ -28,14 +28,6 @@ export function optionalLabelValues(listed: readonly MetricLabel[], record: Requ
   return out;
 }
 
-/** The optional labels' values as the end of a series key (series.ts): empty when none is listed. */
-export function optionalKeySuffix(listed: readonly MetricLabel[], record: RequestRecord, sep: string): string {
-  if (listed.length === 0) return '';
-  let suffix = '';
-  for (const value of optionalLabelValues(listed, record)) suffix += sep + value;
-  return suffix;
-}
-
 /** The request's model as requested (`gen_ai_request_model`) and as sent upstream (`gen_ai_response_model`). */
 export function modelLabels(config: Config, record: RequestRecord, named: boolean): [string, string] {
   const { model, upstreamModel } = record;

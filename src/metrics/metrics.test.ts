@@ -97,4 +97,25 @@ describe('when scraped', () => {
     expect(text).toContain(`gen_ai_client_operation_duration_seconds_sum{${series}} 100.065`);
     expect(text).toContain(`gen_ai_client_operation_duration_seconds_count{${series}} 4`);
   });
+
+  it('model labels follow the config serving: a reload that names a model exactly labels it by name from then on', async () => {
+    const withGlob = parseConfig(
+      { providers: { openai: { type: 'openai', apiKey: 'sk-test' } }, models: { 'gpt-*': { provider: 'openai' } }, keyGroups: { dev: { keys: ['dev-key-0123456789'] } }, metrics: { port: 0 } },
+      { env: {} },
+    );
+    let serving = withGlob;
+    const m = createMetrics(withGlob.metrics!, { config: () => serving, providers: () => [], allowedHosts: [] });
+    const request = () =>
+      Object.assign(newRecord('r', 0, 0, 'POST', '/v1/chat/completions'), { provider: 'openai', model: 'gpt-4.1', upstreamModel: 'gpt-4.1', protocol: 'chat', upstreamProtocol: 'chat', operation: 'create', status: 200, durationMs: 5 });
+    m.observer.requestEnded(request());
+    serving = config();
+    m.observer.requestEnded(request());
+    const counts = lines((await m.scrape()).text).filter((l) => l.startsWith('gen_ai_client_operation_duration_seconds_count'));
+    expect(counts.sort()).toEqual(
+      [
+        'gen_ai_client_operation_duration_seconds_count{gen_ai_system="openai",gen_ai_operation_name="chat",gen_ai_request_model="gpt-*",gen_ai_response_model="gpt-*",error_type=""} 1',
+        'gen_ai_client_operation_duration_seconds_count{gen_ai_system="openai",gen_ai_operation_name="chat",gen_ai_request_model="gpt-4.1",gen_ai_response_model="gpt-4.1",error_type=""} 1',
+      ].sort(),
+    );
+  });
 });

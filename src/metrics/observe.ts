@@ -1,15 +1,16 @@
 /**
  * Turns each request's record into metrics when its response closes. The work per request is a
- * few additions to series found by a string key (series.ts); the rest happens when Prometheus
- * scrapes: the gauges of what is in flight and of the credentials are set then.
+ * few additions to series found by the values its record holds (`labelTree`, series.ts), with no
+ * label string built; the rest happens when Prometheus scrapes: the gauges of what is in flight
+ * and of the credentials are set then.
  */
 import type { Config, MetricLabel } from '../config/types.js';
 import type { RequestRecord } from '../log/record.js';
 import type { RequestObserver } from '../pipeline/context.js';
 import type { Provider } from '../providers/types.js';
-import { modelLabels, optionalKeySuffix } from './labels.js';
+import { modelLabels, optionalLabelValues } from './labels.js';
 import type { MetricSet } from './registry.js';
-import { type HistogramSeries, observeIn, SEP } from './series.js';
+import { type CounterSeries, type HistogramSeries, type LabelValue, labelTree, observeIn, SEP } from './series.js';
 import { genAiOperation, genAiSystem } from './system.js';
 
 /** What the observer reads beyond the record: the state now serving (its config and providers). */
@@ -25,36 +26,68 @@ export interface MetricsObserver extends RequestObserver {
 
 const STATES = ['ready', 'cooling', 'refused'] as const;
 
-/** The token series of one set of GenAI labels, found once and kept: a request observes into them directly. */
-interface TokenSeries {
+/** The series a model request of one label set updates, found once and kept: a request observes into them directly. */
+interface GenAiSeries {
+  readonly provider: string;
+  readonly duration: HistogramSeries;
+  readonly firstChunk: HistogramSeries;
   readonly input: HistogramSeries;
   readonly output: HistogramSeries;
   readonly cacheRead: HistogramSeries;
   readonly cacheWrite: HistogramSeries;
+  /** `provider`, the requested model's label and the optional labels: the cost counters' series, made on first use. */
+  readonly costKey: string;
+  cost: CounterSeries | undefined;
+  unpriced: CounterSeries | undefined;
+  cacheReads: CounterSeries | undefined;
+  cacheWrites: CounterSeries | undefined;
 }
-
-/** Label sets remembered with their series; past it the memo starts again (the series themselves stay). */
-const MEMO_LIMIT = 4096;
 
 export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], served: Served): MetricsObserver {
   const named = labels.includes('model');
+  const optionalOn = labels.some((l) => l !== 'model');
   const inFlight = new Set<RequestRecord>();
-  const tokenSeries = new Map<string, TokenSeries>();
-  const tokensOf = (base: string, optional: string): TokenSeries => {
-    const key = base + optional;
-    let t = tokenSeries.get(key);
-    if (t === undefined) {
-      if (tokenSeries.size >= MEMO_LIMIT) tokenSeries.clear();
-      t = {
-        input: m.tokens.series(`${base}${SEP}input${optional}`),
-        output: m.tokens.series(`${base}${SEP}output${optional}`),
-        cacheRead: m.tokens.series(`${base}${SEP}cache_read${optional}`),
-        cacheWrite: m.tokens.series(`${base}${SEP}cache_write${optional}`),
-      };
-      tokenSeries.set(key, t);
-    }
-    return t;
+  /** The values a request is found by: `fixed`, then the optional labels' (key group, key) when listed. */
+  const withOptional = (fixed: LabelValue[], record: RequestRecord): LabelValue[] => {
+    if (optionalOn) for (const v of optionalLabelValues(labels, record)) fixed.push(v);
+    return fixed;
   };
+  const suffixOf = (values: readonly LabelValue[], from: number): string => {
+    let suffix = '';
+    for (let i = from; i < values.length; i++) suffix += SEP + String(values[i]);
+    return suffix;
+  };
+
+  // By protocol, upstream protocol, provider, route, status, error kind, optional labels: the series key is those values.
+  const requests = labelTree((values: readonly LabelValue[]) => m.requests.series(values.join(SEP)));
+
+  // By provider, operation, model, served-by model, upstream model, error kind, optional labels: what the request's
+  // record holds, turned into labels (modelLabels reads the config) only the first time.
+  const GEN_AI_FIXED = 6;
+  const genAiSeries = labelTree((values: readonly LabelValue[], record: RequestRecord): GenAiSeries => {
+    const config = served.config();
+    const provider = record.provider!;
+    const [requested, sent] = modelLabels(config, record, named);
+    const optional = suffixOf(values, GEN_AI_FIXED);
+    const base = genAiSystem(config.providers.get(provider)?.type) + SEP + genAiOperation(record.operation) + SEP + requested + SEP + sent;
+    const tokens = (type: string) => m.tokens.series(`${base}${SEP}${type}${optional}`);
+    return {
+      provider,
+      duration: m.duration.series(base + SEP + String(values[5]) + optional),
+      firstChunk: m.firstChunk.series(base + optional),
+      input: tokens('input'),
+      output: tokens('output'),
+      cacheRead: tokens('cache_read'),
+      cacheWrite: tokens('cache_write'),
+      costKey: provider + SEP + requested + optional,
+      cost: undefined,
+      unpriced: undefined,
+      cacheReads: undefined,
+      cacheWrites: undefined,
+    };
+  });
+  // Model labels follow the config's entries: a reload starts the kept series' lookups again.
+  let seriesConfig: Config | undefined;
 
   /** One attempt on `provider` for `model`, after one for `previous` (undefined: the first). */
   const attempted = (provider: string, model: string | undefined, previous: string | undefined) => {
@@ -82,31 +115,40 @@ export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], se
     }
   };
 
-  const genAi = (record: RequestRecord, errorKind: string, optional: string) => {
+  const genAi = (record: RequestRecord, errorKind: string) => {
     const config = served.config();
-    const provider = record.provider!;
-    const [requested, sent] = modelLabels(config, record, named);
-    const base = genAiSystem(config.providers.get(provider)?.type) + SEP + genAiOperation(record.operation) + SEP + requested + SEP + sent;
-    m.duration.observe(base + SEP + errorKind + optional, (record.durationMs ?? 0) / 1000);
-    if (record.stream && record.ttfbMs !== undefined) m.firstChunk.observe(base + optional, record.ttfbMs / 1000);
+    if (config !== seriesConfig) {
+      seriesConfig = config;
+      genAiSeries.clear();
+    }
+    const fixed = [record.provider!, record.operation ?? '', record.model ?? '', record.servedBy ?? '', record.upstreamModel ?? '', errorKind];
+    const g = genAiSeries.get(withOptional(fixed, record), record);
+    observeIn(g.duration, (record.durationMs ?? 0) / 1000);
+    if (record.stream && record.ttfbMs !== undefined) observeIn(g.firstChunk, record.ttfbMs / 1000);
     const usage = record.usage;
     if (usage) {
-      const t = tokensOf(base, optional);
-      if (usage.inputTokens !== undefined) observeIn(t.input, usage.inputTokens);
-      if (usage.outputTokens !== undefined) observeIn(t.output, usage.outputTokens);
+      if (usage.inputTokens !== undefined) observeIn(g.input, usage.inputTokens);
+      if (usage.outputTokens !== undefined) observeIn(g.output, usage.outputTokens);
       if (usage.cachedTokens) {
-        observeIn(t.cacheRead, usage.cachedTokens);
-        m.cacheTokens.add(`${provider}${SEP}read`, usage.cachedTokens);
+        observeIn(g.cacheRead, usage.cachedTokens);
+        g.cacheReads ??= m.cacheTokens.series(`${g.provider}${SEP}read`);
+        g.cacheReads.value += usage.cachedTokens;
       }
       if (usage.cacheWriteTokens) {
-        observeIn(t.cacheWrite, usage.cacheWriteTokens);
-        m.cacheTokens.add(`${provider}${SEP}write`, usage.cacheWriteTokens);
+        observeIn(g.cacheWrite, usage.cacheWriteTokens);
+        g.cacheWrites ??= m.cacheTokens.series(`${g.provider}${SEP}write`);
+        g.cacheWrites.value += usage.cacheWriteTokens;
       }
     }
     const spent = record.cost;
     if (spent) {
-      if (typeof spent.usd === 'number') m.cost.add(provider + SEP + requested + optional, spent.usd);
-      else m.unpriced.add(provider + SEP + requested + optional, 1);
+      if (typeof spent.usd === 'number') {
+        g.cost ??= m.cost.series(g.costKey);
+        g.cost.value += spent.usd;
+      } else {
+        g.unpriced ??= m.unpriced.series(g.costKey);
+        g.unpriced.value += 1;
+      }
     }
   };
 
@@ -116,16 +158,15 @@ export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], se
     },
     requestEnded(record) {
       inFlight.delete(record);
-      const optional = optionalKeySuffix(labels, record, SEP);
       const protocol = record.protocol ?? '';
       const upstreamProtocol = record.upstreamProtocol ?? '';
       const route = upstreamProtocol === '' ? 'none' : upstreamProtocol === protocol ? 'native' : 'translated';
       const errorKind = record.errorKind ?? (record.aborted ? 'client_left' : record.error !== undefined ? 'stream_error' : '');
-      const status = record.status === undefined ? '' : String(record.status);
-      m.requests.add(protocol + SEP + upstreamProtocol + SEP + (record.provider ?? '') + SEP + route + SEP + status + SEP + errorKind + optional, 1);
-      if (record.refusedBy !== undefined) m.refusals.add(record.refusedBy + optional, 1);
+      const values = withOptional([protocol, upstreamProtocol, record.provider ?? '', route, record.status ?? '', errorKind], record);
+      requests.get(values, undefined).value += 1;
+      if (record.refusedBy !== undefined) m.refusals.add(record.refusedBy + suffixOf(values, 6), 1);
       if (record.provider === undefined) return;
-      genAi(record, errorKind, optional);
+      genAi(record, errorKind);
       upstream(record);
     },
     refresh() {

@@ -1,8 +1,9 @@
 /**
  * Counters and histograms kept as plain numbers per label set, registered in the prom-client
  * registry as metrics whose values it formats when scraped. prom-client's own validate and hash
- * their labels on every update; these find a series by one string, the label values joined by
- * SEP, so a request's updates are a map lookup and an addition each.
+ * their labels on every update; these name a series by one string, the label values joined by
+ * SEP, made once per label set: a request finds its series in a `labelTree` by the values it
+ * holds, without building that string, and its updates are additions.
  */
 import type { Registry } from 'prom-client';
 
@@ -39,10 +40,17 @@ function register(registry: Registry, metric: object): void {
 export interface FastCounter {
   /** Adds `amount` to the series whose label values, joined by SEP in `labelNames` order, are `key`. */
   add(key: string, amount: number): void;
+  /** The series of `key`, made (at 0, and shown so) if new, to add to without finding it again. */
+  series(key: string): CounterSeries;
+}
+
+export interface CounterSeries {
+  readonly labels: Record<string, string>;
+  value: number;
 }
 
 export function fastCounter(registry: Registry, d: Described): FastCounter {
-  const series = new Map<string, { readonly labels: Record<string, string>; value: number }>();
+  const series = new Map<string, CounterSeries>();
   register(registry, {
     name: d.name,
     help: d.help,
@@ -56,12 +64,19 @@ export function fastCounter(registry: Registry, d: Described): FastCounter {
       values: [...series.values()].map((s): MetricValue => ({ labels: s.labels, value: s.value })),
     }),
   });
+  const find = (key: string): CounterSeries => {
+    let s = series.get(key);
+    if (s === undefined) {
+      s = { labels: labelsOf(d.labelNames, key), value: 0 };
+      series.set(key, s);
+    }
+    return s;
+  };
   return {
     add(key, amount) {
-      const s = series.get(key);
-      if (s) s.value += amount;
-      else series.set(key, { labels: labelsOf(d.labelNames, key), value: amount });
+      find(key).value += amount;
     },
+    series: find,
   };
 }
 
@@ -131,4 +146,59 @@ export function observeIn(s: HistogramSeries, value: number): void {
   s.counts[i] = (s.counts[i] ?? 0) + 1;
   s.sum += value;
   s.count++;
+}
+
+/** A label value as a request holds it: a string (which keeps its hash once computed) or a number (a status). */
+export type LabelValue = string | number;
+
+export interface LabelTree<T, C> {
+  /** What is kept under `values`, made by the tree's `make(values, context)` the first time. */
+  get(values: readonly LabelValue[], context: C): T;
+  clear(): void;
+}
+
+/**
+ * What is kept per list of label values, found by walking one Map per value: no key string is
+ * built per request (a string made per request must be flattened and hashed for each lookup),
+ * and a value the request shares with the config or a constant carries its hash already. At most
+ * `limit` lists are kept, since a caller may send values of its choosing (model names); past it the
+ * tree starts again, and what `make` made (series) stays in its metric.
+ */
+export function labelTree<T, C>(make: (values: readonly LabelValue[], context: C) => T, limit = 4096): LabelTree<T, C> {
+  let root = new Map<LabelValue, unknown>();
+  let size = 0;
+  const parentOf = (values: readonly LabelValue[]): Map<LabelValue, unknown> => {
+    let node = root;
+    for (let i = 0; i < values.length - 1; i++) {
+      let next = node.get(values[i]!) as Map<LabelValue, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        node.set(values[i]!, next);
+      }
+      node = next;
+    }
+    return node;
+  };
+  return {
+    get(values, context) {
+      const last = values[values.length - 1]!;
+      let parent = parentOf(values);
+      let kept = parent.get(last) as T | undefined;
+      if (kept === undefined) {
+        if (size >= limit) {
+          root = new Map();
+          size = 0;
+          parent = parentOf(values);
+        }
+        kept = make(values, context);
+        parent.set(last, kept);
+        size++;
+      }
+      return kept;
+    },
+    clear() {
+      root = new Map();
+      size = 0;
+    },
+  };
 }

@@ -46,24 +46,22 @@ export function takePlace(deps: AdmitDeps, server: ServerConfig, record?: Reques
       deps.logger.info(`the limit store failed to end an admission: ${messageOf(err)}`);
     }
   };
-  const unavailable = (err: unknown) => {
-    // A store that knows it is down has logged its outage once; a line per request would drown it.
-    if (!(err instanceof LimitStoreDown)) deps.logger.info(`the limit store failed: ${messageOf(err)}`);
-    return storeUnavailable(err);
+  // A store that knows it is down has logged its outage once; a line per request would drown it.
+  const unavailable = (err: unknown) => limitsUnavailable(deps.logger, err);
+  const adopt = (a: Admission): boolean => {
+    if (left) {
+      end(a, 0);
+      return false;
+    }
+    admission = a;
+    return true;
   };
   return {
+    adopt,
     admit(group) {
       const decided = (decision: Decision): boolean => {
-        if (!decision.ok) {
-          if (record) limitRefused(record, decision.limit);
-          throw overLimit(group, decision);
-        }
-        if (left) {
-          end(decision.admission, 0);
-          return false;
-        }
-        admission = decision.admission;
-        return true;
+        if (!decision.ok) throw limitRefusal(group, decision, record);
+        return adopt(decision.admission);
       };
       let pending: Decision | Promise<Decision>;
       try {
@@ -93,6 +91,18 @@ export const hasLimits = (group: KeyGroupConfig): boolean => {
   const limits = group.limits;
   return (limits.requestsPerMinute ?? limits.concurrentRequests ?? limits.tokensPerMinute) !== undefined;
 };
+
+/** The 429 of a request a limit refused, which its record, when given, names. */
+export function limitRefusal(group: KeyGroupConfig, decision: Extract<Decision, { ok: false }>, record?: RequestRecord): GatewayError {
+  if (record) limitRefused(record, decision.limit);
+  return overLimit(group, decision);
+}
+
+/** The 503 of a request whose limits cannot be checked; logged unless the store said so already (Redis down). */
+export function limitsUnavailable(logger: AdmitDeps['logger'], err: unknown): GatewayError {
+  if (!(err instanceof LimitStoreDown)) logger.info(`the limit store failed: ${messageOf(err)}`);
+  return storeUnavailable(err);
+}
 
 // Fails closed: a limit that cannot be checked is not waived. A store that should fail open admits on its own errors.
 function storeUnavailable(cause: unknown): GatewayError {

@@ -4,6 +4,8 @@
  * input at about four bytes a token), and is refused with a 429 naming the budget and when it
  * resets when one is spent already. The reservation is settled when the response closes, with the
  * cost the provider's usage came to (nothing when it failed). A request already running is never cut.
+ * With limits and budgets both in Redis, a request with both is admitted here, by the same script
+ * (state/admission.ts), rather than before its body was read.
  */
 import { askedOutputTokens } from '../auth/group-caps.js';
 import type { BudgetDecision, Reservation } from '../budgets/budget-store.js';
@@ -13,6 +15,9 @@ import { maxCostOf } from '../cost/price.js';
 import { GatewayError, overloaded } from '../errors.js';
 import { formatUsd } from '../log/format.js';
 import { printable } from '../log/terminal-text.js';
+import { LimitStoreDown } from '../limits/limit-store.js';
+import type { Operation } from '../protocols/types.js';
+import { hasLimits, limitRefusal, limitsUnavailable } from './admit.js';
 import type { Cleanup, RequestContext } from './context.js';
 import type { ModelRequest } from './model-request.js';
 
@@ -51,6 +56,25 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
     hold(ctx, d.reservation, usd);
     return true;
   };
+  const joint = ctx.deps.joint;
+  if (joint !== undefined && hasLimits(group)) {
+    // Admitted here rather than before the body was read (admitsWithReservation): the limits and the budgets in one round trip.
+    return joint.admit(group.name, group.limits, { counters, usd }).then(
+      (d) => {
+        if (!d.ok) {
+          if (d.by === 'limit') throw limitRefusal(group, d.decision, ctx.record);
+          return decided(d.decision);
+        }
+        // callModel takes the place before it reads the body; the place ends the admission when the client left already.
+        if (ctx.place!.adopt(d.admission)) return decided({ ok: true, reservation: d.reservation });
+        d.reservation.settle(0);
+        return false;
+      },
+      (err: unknown) => {
+        throw err instanceof LimitStoreDown ? limitsUnavailable(ctx.deps.logger, err) : storeUnavailable(err);
+      },
+    );
+  }
   let pending: BudgetDecision | Promise<BudgetDecision>;
   try {
     pending = ctx.deps.budgets.reserve(counters, usd, now);
@@ -64,6 +88,15 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
   }
   decided(pending);
   return undefined;
+}
+
+/**
+ * Whether the request's limits are asked with its reservation rather than before its body is read:
+ * when both are kept in Redis (`deps.joint`), so that they cost one round trip, not two.
+ */
+export function admitsWithReservation(ctx: RequestContext, operation: Operation): boolean {
+  const { group, key } = ctx;
+  return ctx.deps.joint !== undefined && operation !== 'count_tokens' && group !== undefined && key !== undefined && hasLimits(group) && hasBudgets(group, key);
 }
 
 function hold(ctx: RequestContext, reservation: Reservation, usd: number): void {

@@ -7,7 +7,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthThrottle } from '../auth/throttle.js';
 import type { BudgetStore, Reservation } from '../budgets/budget-store.js';
 import type { Config, GatewayKey, KeyGroupConfig } from '../config/types.js';
-import type { LimitStore } from '../limits/limit-store.js';
+import type { Admission, LimitStore } from '../limits/limit-store.js';
+import type { JointStore } from '../state/admission.js';
 import type { Logger } from '../log/logger.js';
 import type { MetricsHooks } from '../metrics/hooks.js';
 import type { Tracer } from '../tracing/types.js';
@@ -66,6 +67,11 @@ export interface HandlerDeps {
   readonly responses: ResponsesStore;
   /** Spend against budgets, shared by every config generation. */
   readonly budgets: BudgetStore;
+  /**
+   * Limits and budgets both in Redis: a request with both is admitted with its reservation, in one
+   * round trip (pipeline/budget.ts); undefined otherwise, and each store is asked alone.
+   */
+  readonly joint?: JointStore | undefined;
   /** What is reported to the metrics besides the records (budget refusals); calls do nothing with metrics off. */
   readonly metrics: MetricsHooks;
   /** Traces each request, when tracing is on; undefined otherwise, and then requests do nothing for it. */
@@ -90,6 +96,11 @@ export interface Place {
    * used), or rejects with the same errors.
    */
   admit(group: KeyGroupConfig): Promise<boolean> | undefined;
+  /**
+   * Takes an admission the store granted with the request's reservation (pipeline/budget.ts), to be ended
+   * when the place is left; false when the client left first (the admission is then ended at once).
+   */
+  adopt(admission: Admission): boolean;
   /** Gives the place back, with the tokens the request used; the first call counts, later ones do nothing. */
   leave(tokens: number): void;
 }

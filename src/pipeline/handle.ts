@@ -24,7 +24,7 @@ import { closeAfterResponse, sendJson } from '../server/respond.js';
 import { hasLimits, leavePlace, takePlace } from './admit.js';
 import { abortIfLeft, runAttempts } from './attempts.js';
 import { bodyTree } from './body-tree.js';
-import { reserveBudget } from './budget.js';
+import { admitsWithReservation, reserveBudget } from './budget.js';
 import { answerCount } from './count-tokens.js';
 import { type GatewayState, type HandlerDeps, RequestContext, type Served } from './context.js';
 import { endpointOf, listedPaths, pathOf, queryOf, type Endpoint } from './endpoints.js';
@@ -177,7 +177,8 @@ async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<v
   ctx.place = place;
   ctx.cleanups.push(leavePlace);
   // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
-  if (endpoint.operation !== 'count_tokens' && hasLimits(group)) {
+  // With both kept in Redis, a request that also answers to budgets is admitted when it reserves (budget.ts).
+  if (endpoint.operation !== 'count_tokens' && hasLimits(group) && !admitsWithReservation(ctx, endpoint.operation)) {
     // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
     const admitting = place.admit(group);
     // A client that left while the store decided gets no body read and no upstream call.

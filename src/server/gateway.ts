@@ -175,6 +175,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     seal: reasoningSeal(options.sealKey ?? randomBytes(32)),
     responses: options.responsesStore ?? createMemoryResponsesStore(),
     budgets,
+    ...(shared.joint ? { joint: shared.joint } : {}),
     metrics: options.metrics ?? noMetrics,
     ...(options.tracer ? { tracer: options.tracer } : {}),
   };

@@ -17,6 +17,7 @@ import type { Logger } from '../log/logger.js';
 import { type MetricsHooks, noMetrics } from '../metrics/hooks.js';
 import type { CooldownPeers } from '../providers/credentials/rotation.js';
 import { shareCooldowns } from '../state/cooldowns.js';
+import { type JointStore, jointStore } from '../state/admission.js';
 import { whileRedisDown } from '../state/on-redis-down.js';
 import { connectRedis } from '../state/redis-connection.js';
 
@@ -25,6 +26,8 @@ export interface SharedState {
   readonly budgets: BudgetStore;
   readonly authFailures: AuthThrottle;
   readonly cooldowns?: CooldownPeers;
+  /** Both stores in Redis (none given): a request with limits and budgets is admitted and reserves in one round trip. */
+  readonly joint?: JointStore;
   close(): Promise<void>;
 }
 
@@ -43,11 +46,13 @@ export function sharedState(config: Config, logger: Logger, given: GivenStores =
   const limits = given.limits ? undefined : sharedLimitStore(redis, state);
   const budgets = given.budgets ? undefined : sharedBudgetStore(redis, state);
   const cooldowns = shareCooldowns(redis, state.keyPrefix);
+  const joint = limits && budgets ? jointStore(redis, { limits: limits.redis, budgets: budgets.redis }, { limits, budgets }) : undefined;
   return {
     limits: given.limits ?? limits!,
     budgets: given.budgets ?? budgets!,
     authFailures: newAuthThrottle(MAX_TRACKED_ADDRESSES, shareAuthFailures(redis, state.keyPrefix)),
     cooldowns,
+    ...(joint ? { joint } : {}),
     async close() {
       limits?.close();
       budgets?.close();

@@ -17,7 +17,7 @@ import type { WrittenConfig } from '#src/config/schema.js';
 import { messageJson } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
-import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { HAS_REDIS, redisSuite, resetStats, scriptsRun, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
@@ -149,6 +149,27 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     expect(counter.reserved).toBe(0);
     // Both gateways now refuse, whichever is asked.
     for (const g of gateways) expect((await ask(g.url)).status).toBe(429);
+  });
+
+  it('a group with limits and a budget: one command to Redis at admission and one at the end, a limit refusal reserving nothing', async () => {
+    upstream.always(answering());
+    const base = budgetConfig(0.1);
+    const config = { ...base, keyGroups: { dev: { ...base.keyGroups!.dev!, limits: { requestsPerMinute: 3, concurrentRequests: 5 } } } } as WrittenConfig;
+    const gateways = [await startGateway(config), await startGateway(config)];
+    running.push(...gateways);
+    await resetStats(redis.url);
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await chat(gateways[i % 2]!.url));
+    expect(answers).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 429, code: 'rate_limit_exceeded' }]);
+    await quiet(gateways, answers.length);
+    await until(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
+    const counter = await counterOf(config);
+    expect(counter.spent).toBeCloseTo(3 * COST, 9);
+    expect(counter.reserved).toBe(0);
+    // Three served, each admitted and reserving in one script and ending in one; the one refused, one script.
+    await until(async () => (await scriptsRun(redis.url)) >= 7, 'the scripts to be run');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await scriptsRun(redis.url)).toBe(7);
   });
 
   const policies = [

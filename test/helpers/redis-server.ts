@@ -9,6 +9,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Chalk } from 'chalk';
+import { Redis } from 'ioredis';
 import type { StateConfig } from '#src/config/types.js';
 import { createLogger } from '#src/log/logger.js';
 import { connectRedis, type RedisConnection } from '#src/state/redis-connection.js';
@@ -128,4 +129,30 @@ export function testRedisConnections(redis: () => TestRedis) {
     },
     closeAll: () => Promise.all(open.map((c) => c.close())),
   };
+}
+
+/**
+ * How many scripts the server has run (EVAL and EVALSHA calls, from every client) since it started or since
+ * `CONFIG RESETSTAT`, from its own statistics: a count of round trips that needs no MONITOR connection.
+ */
+export async function scriptsRun(url: string): Promise<number> {
+  const client = new Redis(url);
+  try {
+    const stats = await client.info('commandstats');
+    let calls = 0;
+    for (const m of stats.matchAll(/^cmdstat_(?:eval|evalsha):calls=(\d+)/gm)) calls += Number(m[1]);
+    return calls;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Zeroes the server's statistics (`scriptsRun` counts from here). */
+export async function resetStats(url: string): Promise<void> {
+  const client = new Redis(url);
+  try {
+    await client.config('RESETSTAT');
+  } finally {
+    client.disconnect();
+  }
 }
