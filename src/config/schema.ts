@@ -43,9 +43,13 @@ const price = z
 const budgetLine = z
   .strictObject({
     usd: z.number().positive().max(1e12).describe('Most US dollars spent per period.'),
-    per: z.enum(['day', 'week', 'month']).describe('The calendar period, in server.timeZone: a day from midnight, a week from Monday, a month from its first.'),
+    per: z
+      .enum(['day', 'week', 'month', 'session'])
+      .describe(
+        'The calendar period, in server.timeZone: a day from midnight, a week from Monday, a month from its first; or "session": each client session apart (Claude Code\'s x-claude-code-session-id, Codex\'s session-id), its spend forgotten after a day without requests. A request without a session id is not limited by a per-session budget.',
+      ),
   })
-  .describe('A spending budget: at most `usd` per calendar day, week or month.');
+  .describe('A spending budget: at most `usd` per calendar day, week or month, or per session.');
 
 const budget = z
   .union([budgetLine, z.array(budgetLine).min(1)])

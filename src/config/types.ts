@@ -77,10 +77,13 @@ export interface ModelPriceConfig {
 /** A calendar period a budget counts over, in `server.timeZone`. */
 export type BudgetPeriod = 'day' | 'week' | 'month';
 
+/** What a budget counts over: a calendar period, or each session apart (the client's session id). */
+export type BudgetPer = BudgetPeriod | 'session';
+
 /** At most `usd` spent per `per`. */
 export interface Budget {
   readonly usd: number;
-  readonly per: BudgetPeriod;
+  readonly per: BudgetPer;
 }
 
 export interface ModelConfig {

@@ -353,6 +353,39 @@ describe('budgets', () => {
     }
   });
 
+  it("a per-session budget counts each Claude Code session apart: one is stopped, another goes on, one without a session is not limited, and a restart keeps the stopped one stopped", async () => {
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'mgw-session-'));
+    const groups = { team: { keys: [KEYS.messages], budget: [{ usd: TINY, per: 'session' as const }, { usd: 100, per: 'day' as const }] } };
+    // As Claude Code sends it: its session id in a header on every request of the session.
+    const inSession = (gw: TestGateway, session: string | undefined) => {
+      const sdk = new Anthropic({ baseURL: gw.url, apiKey: KEYS.messages, maxRetries: 0, ...(session ? { defaultHeaders: { 'x-claude-code-session-id': session } } : {}) });
+      return sdk.messages.create({ model: 'm-messages', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, refusal);
+    };
+    const first = await startGateway(config(upstream, groups), { ledgerDir });
+    try {
+      expect(await inSession(first, 'session-a')).toBeUndefined();
+      const refused = await inSession(first, 'session-a');
+      expect(refused?.status).toBe(429);
+      expect(refused?.message).toContain("Key group 'team' has spent its budget of $0.001 per session in this session (session-a)");
+      expect(refused?.message).toContain('a new session has a budget of its own');
+      // Another session of the same key has its own budget.
+      expect(await inSession(first, 'session-b')).toBeUndefined();
+      // A request naming no session is not limited by a per-session budget (the day's still counts it).
+      expect(await inSession(first, undefined)).toBeUndefined();
+      expect(await inSession(first, undefined)).toBeUndefined();
+    } finally {
+      await first.close();
+    }
+    const second = await startGateway(config(upstream, groups), { ledgerDir });
+    try {
+      expect((await inSession(second, 'session-a'))?.status).toBe(429);
+      expect((await inSession(second, 'session-b'))?.status).toBe(429);
+      expect(await inSession(second, 'session-c')).toBeUndefined();
+    } finally {
+      await second.close();
+    }
+  });
+
   it('spend survives a restart: the ledger is read back into the counters before the gateway listens', async () => {
     const ledgerDir = mkdtempSync(join(tmpdir(), 'mgw-budget-'));
     const groups = { team: { keys: [KEYS.messages], budget: { usd: 0.02, per: 'day' as const } } };
