@@ -43,17 +43,6 @@ export const SESSION_IDLE_MS = 86_400_000;
 /** Whether a key's requests answer to any budget: read per request, so only two fields. */
 export const hasBudgets = (group: KeyGroupConfig, key: GatewayKey): boolean => group.budgets !== undefined || key.budgets !== undefined;
 
-/**
- * Whether the gateway keeps the usage ledger: as `server.ledger` says, else when a budget needs it (its
- * spend must survive a restart). Off otherwise, since writing it costs every request some CPU.
- */
-export function keepsLedger(config: Config): boolean {
-  if (config.server.ledger !== undefined) return config.server.ledger;
-  for (const group of config.keyGroups.values()) if (group.budgets !== undefined) return true;
-  for (const key of config.keys.values()) if (key.budgets !== undefined) return true;
-  return false;
-}
-
 const plans = new WeakMap<GatewayKey, BudgetPlan>();
 
 /** The plan of a key's requests, made on its first request (keys are made anew with each config generation). */

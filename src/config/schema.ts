@@ -114,9 +114,9 @@ const server = z
       ),
     ledger: z
       .boolean()
-      .optional()
+      .default(true)
       .describe(
-        'Keep the usage ledger: one JSON line per finished model request (key group, key, model, provider, tokens, cost; never bodies or keys) in <dataDir>/usage/YYYY-MM.jsonl, read by `model-gateway usage` and to restore budget spend at start. Default: kept when a key group or key has a budget, else not (it costs CPU on every request). false: none is written, and budgets count from the start of this run.',
+        'Keep the usage ledger: one JSON line per finished model request (key group, key, model, provider, tokens, cost; never bodies or keys) in <dataDir>/usage/YYYY-MM.jsonl, read by `model-gateway usage` and to restore budget spend at start. false: none is written, and budgets count from the start of this run.',
       ),
     timeZone: z
       .string()

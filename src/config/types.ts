@@ -177,7 +177,7 @@ export interface ServerConfig {
   readonly responsesStoreTtlMs: number;
   /** Where the gateway keeps its own files; undefined: the default (storage/data-dir.ts). */
   readonly dataDir?: string | undefined;
-  /** Whether finished model requests go to the usage ledger (`<dataDir>/usage/`); absent: when a budget needs it (see `keepsLedger`). */
+  /** Whether finished model requests go to the usage ledger (`<dataDir>/usage/`); absent: true. */
   readonly ledger?: boolean | undefined;
   /** The IANA time zone of budgets' calendar periods; absent: the machine's. */
   readonly timeZone?: string | undefined;

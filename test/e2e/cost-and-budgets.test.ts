@@ -64,8 +64,7 @@ const MODEL: Record<Protocol, string> = { messages: 'm-messages', chat: 'm-chat'
 
 function config(upstream: FakeUpstream, groups: WrittenConfig['keyGroups'], server: WrittenConfig['server'] = {}): WrittenConfig {
   return {
-    // The ledger kept whether or not the groups have budgets: the tests read it.
-    server: { timeZone: 'Europe/Paris', ledger: true, ...server },
+    server: { timeZone: 'Europe/Paris', ...server },
     providers: {
       anthropic: { type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_ANTHROPIC_KEY, retries: 0 },
       openai: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-openai-provider-key-0000', retries: 0 },
