@@ -5,7 +5,9 @@
  *
  * A per-session budget's counters are its sessions still alive: the ledger's entries of the last
  * SESSION_RESTORE_MS, summed per session, a session's sum starting afresh after a gap of a day
- * (it had been forgotten then), and kept when its last request is less than a day old.
+ * (it had been forgotten then), and kept when its last request is less than a day old. A session
+ * id is read back as the ledger's reader escapes it: one holding a backslash or a control character
+ * (never a real client's) reads back as another id, and that session starts again from nothing.
  */
 import type { BudgetPeriod, Config } from '../config/types.js';
 import type { LedgerEntry } from '../ledger/entry.js';
