@@ -15,7 +15,8 @@
  *   node bench/instructions.mjs [--only small,big,stream,translated,messages,bedrock,count_tokens]
  *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
  *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
- *        [--node-args "--no-flush-bytecode"]
+ *        [--node-args "--no-flush-bytecode"] [--ledger on|off]
+ * (`--ledger`: the config's `server.ledger` set to true or false, to count what the usage ledger costs.)
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -28,7 +29,7 @@ import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMes
 import { loadPhase } from './lib/phases.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, startGateway, startReference, startUpstream } from './lib/targets.mjs';
-import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
+import { flag, ledgerOption, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 
 if (spawnSync('sh', ['-c', 'command -v valgrind'], { stdio: 'ignore' }).status !== 0) {
   process.stderr.write('valgrind is not installed (apt-get install -y valgrind)\n');
@@ -48,6 +49,7 @@ const warmup = Number(option('warmup', '3000'));
 const which = option('target', 'gateway');
 const bin = option('bin', undefined);
 const serveArgs = serveArgsOf();
+const ledger = ledgerOption();
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-instr-'));
 const place = placement(flag('no-pin'));
 const ctx = { place, dir, children: new Set() };
@@ -99,7 +101,7 @@ async function instructions(upstream, spec, count, tag) {
   const t =
     which === 'reference'
       ? await startReference(place, upstream.origin, options)
-      : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ...(bin ? { bin } : {}) });
+      : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ledger, ...(bin ? { bin } : {}) });
   const target = { name: which, ...t };
   const control = (command) => callgrindControl(command, t.pid, target.origin);
   try {

@@ -10,7 +10,7 @@
  * raw .cpuprofile files go to bench/results/profiles/ (open the latter in
  * Chrome DevTools or speedscope for flame graphs).
  *
- *   node bench/profile.mjs [--seconds 8] [--only small,stream] [--target reference] [--serve-args "--no-log-bodies"]
+ *   node bench/profile.mjs [--seconds 8] [--only small,stream] [--target reference] [--serve-args "--no-log-bodies"] [--ledger on|off]
  * Scenarios: small, big, stream, translated, count_tokens, and messages and bedrock (the same Messages stream
  * from the anthropic provider, passed through, and from the bedrock one, decoded from event-stream).
  */
@@ -24,7 +24,7 @@ import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, startGateway, startReference, startUpstream } from './lib/targets.mjs';
-import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
+import { flag, ledgerOption, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(option('seconds', '8'));
@@ -37,6 +37,7 @@ const log = (s) => process.stderr.write(`${s}\n`);
 const which = option('target', 'gateway');
 const prefix = which === 'reference' ? 'reference-' : '';
 const serveArgs = serveArgsOf();
+const ledger = ledgerOption();
 
 const write = (name, obj) => {
   const file = join(dir, name);
@@ -171,7 +172,7 @@ async function main() {
     const gw =
       which === 'reference'
         ? await startReference(place, upstream.origin, { extraNodeArgs })
-        : await startGateway(place, dir, upstream.origin, { tag: `prof-${name}`, extraNodeArgs, extraArgs: serveArgs });
+        : await startGateway(place, dir, upstream.origin, { tag: `prof-${name}`, extraNodeArgs, extraArgs: serveArgs, ledger });
     const target = { name: which, ...gw };
     let result;
     try {

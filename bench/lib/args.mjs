@@ -10,3 +10,11 @@ export const option = (name, fallback) => {
 
 /** More `serve` flags for the gateway under test: --serve-args "--no-log-bodies --no-inspector". */
 export const serveArgs = () => option('serve-args', '').split(' ').filter(Boolean);
+
+/** `--ledger on|off`: the config's `server.ledger` (true, false); absent: the gateway's default. */
+export function ledgerOption() {
+  const v = option('ledger', undefined);
+  if (v === undefined) return undefined;
+  if (v !== 'on' && v !== 'off') throw new Error(`--ledger takes on or off, not ${v}`);
+  return v === 'on';
+}

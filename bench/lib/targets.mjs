@@ -111,14 +111,15 @@ export async function startRelay(place, upstreamOrigin) {
  */
 /**
  * `limits` and `budget` for the `dev` group (a budget prices `bench-chat`, so that its requests reserve and settle
- * an amount) and `state` (shared limits and budgets in Redis): the `redis` scenario of bench/ab.mjs.
+ * an amount) and `state` (shared limits and budgets in Redis): the `redis` scenario of bench/ab.mjs. `ledger`:
+ * `server.ledger` (true or false; absent: the gateway's default), to measure what the usage ledger costs.
  */
-export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, budget, state, tag = '' } = {}) {
+export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, budget, state, ledger, tag = '' } = {}) {
   const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
   const sha = (k) => `sha256:${createHash('sha256').update(k).digest('hex')}`;
   const teamKeys = Array.from({ length: 200 }, (_, i) => ({ name: `member-${i}`, key: sha(`team-key-${i}-xxxxxxxxxxxxxxxx`) }));
   const config = {
-    server: { host: '127.0.0.1', port: 0 },
+    server: { host: '127.0.0.1', port: 0, ...(ledger !== undefined ? { ledger } : {}) },
     providers: {
       'openai-fast': { type: 'openai', baseUrl: `${base('bench-chat')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
       'openai-slow': { type: 'openai', baseUrl: `${base('bench-chat-slow')}/v1`, apiKey: '${BENCH_OPENAI_KEY}' },
@@ -166,10 +167,11 @@ export async function startGateway(
   place,
   dir,
   upstreamOrigin,
-  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, budget, state } = {},
+  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, budget, state, ledger } = {},
 ) {
-  // A config of its own when it differs from the others' (limits, budget, state), so that none overwrites another's.
-  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, budget, state, tag: limits || budget || state ? tag : '' });
+  // A config of its own when it differs from the others' (limits, budget, state, ledger), so that none overwrites another's.
+  const own = limits || budget || state || ledger !== undefined;
+  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, budget, state, ledger, tag: own ? tag : '' });
   const stdoutFile = join(dir, `${tag}.stdout.log`);
   const logFile = join(dir, `${tag}.requests.jsonl`);
   const argv = [

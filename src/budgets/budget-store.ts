@@ -4,7 +4,8 @@
  * budget's spend over one period; the gateway names it (`id`, its period included) and says when it
  * resets, so a store knows nothing of time zones or config. At admission a request reserves its
  * largest possible cost on each of its counters, refused when one is already at its budget; when
- * it ends it settles with what it cost (nothing when it failed), exactly once.
+ * it ends it settles with what it cost (nothing when it failed), exactly once. A per-session
+ * budget has a counter per session, which lives on while its session sends requests.
  */
 
 export interface BudgetCounter {
@@ -14,6 +15,13 @@ export interface BudgetCounter {
   readonly usd: number;
   /** Epoch ms the period ends; a store may forget the counter after it. */
   readonly resetsAt: number;
+  /**
+   * A session's counter (a per-session budget): `resetsAt` is a while after the session's last
+   * request, moved on by each reservation on it (a refused request moves nothing). There may be any
+   * number of sessions: a store keeping them in memory keeps a bounded number, forgetting the least
+   * recently used first.
+   */
+  readonly session?: true;
 }
 
 export type BudgetDecision =

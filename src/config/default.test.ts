@@ -25,7 +25,7 @@ describe('built-in default config', () => {
       headersTimeoutMs: 30_000,
       requestTimeoutMs: 300_000,
       keepAliveTimeoutMs: 65_000,
-      ledger: undefined,
+      ledger: true,
       maxConnections: undefined,
       maxResponseBytes: 64 * 1024 * 1024,
       responsesStoreBytes: 64 * 1024 * 1024,

@@ -381,7 +381,7 @@ describe('parseConfig: defaults', () => {
       headersTimeoutMs: 30_000,
       requestTimeoutMs: 300_000,
       keepAliveTimeoutMs: 65_000,
-      ledger: undefined,
+      ledger: true,
       maxConnections: undefined,
       maxResponseBytes: 64 * 1024 * 1024,
       responsesStoreBytes: 64 * 1024 * 1024,

@@ -43,9 +43,13 @@ const price = z
 const budgetLine = z
   .strictObject({
     usd: z.number().positive().max(1e12).describe('Most US dollars spent per period.'),
-    per: z.enum(['day', 'week', 'month']).describe('The calendar period, in server.timeZone: a day from midnight, a week from Monday, a month from its first.'),
+    per: z
+      .enum(['day', 'week', 'month', 'session'])
+      .describe(
+        'The calendar period, in server.timeZone: a day from midnight, a week from Monday, a month from its first; or "session": each client session apart (Claude Code\'s x-claude-code-session-id, Codex\'s session-id), its spend forgotten after a day without requests. A request without a session id is not limited by a per-session budget.',
+      ),
   })
-  .describe('A spending budget: at most `usd` per calendar day, week or month.');
+  .describe('A spending budget: at most `usd` per calendar day, week or month, or per session.');
 
 const budget = z
   .union([budgetLine, z.array(budgetLine).min(1)])
@@ -110,9 +114,9 @@ const server = z
       ),
     ledger: z
       .boolean()
-      .optional()
+      .default(true)
       .describe(
-        'Keep the usage ledger: one JSON line per finished model request (key group, key, model, provider, tokens, cost; never bodies or keys) in <dataDir>/usage/YYYY-MM.jsonl, read by `model-gateway usage` and to restore budget spend at start. Default: kept when a key group or key has a budget, else not (it costs CPU on every request). false: none is written, and budgets count from the start of this run.',
+        'Keep the usage ledger: one JSON line per finished model request (key group, key, model, provider, tokens, cost; never bodies or keys) in <dataDir>/usage/YYYY-MM.jsonl, read by `model-gateway usage` and to restore budget spend at start. false: none is written, and budgets count from the start of this run.',
       ),
     timeZone: z
       .string()

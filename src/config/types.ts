@@ -77,10 +77,13 @@ export interface ModelPriceConfig {
 /** A calendar period a budget counts over, in `server.timeZone`. */
 export type BudgetPeriod = 'day' | 'week' | 'month';
 
+/** What a budget counts over: a calendar period, or each session apart (the client's session id). */
+export type BudgetPer = BudgetPeriod | 'session';
+
 /** At most `usd` spent per `per`. */
 export interface Budget {
   readonly usd: number;
-  readonly per: BudgetPeriod;
+  readonly per: BudgetPer;
 }
 
 export interface ModelConfig {
@@ -174,7 +177,7 @@ export interface ServerConfig {
   readonly responsesStoreTtlMs: number;
   /** Where the gateway keeps its own files; undefined: the default (storage/data-dir.ts). */
   readonly dataDir?: string | undefined;
-  /** Whether finished model requests go to the usage ledger (`<dataDir>/usage/`); absent: when a budget needs it (see `keepsLedger`). */
+  /** Whether finished model requests go to the usage ledger (`<dataDir>/usage/`); absent: true. */
   readonly ledger?: boolean | undefined;
   /** The IANA time zone of budgets' calendar periods; absent: the machine's. */
   readonly timeZone?: string | undefined;

@@ -6,7 +6,7 @@
  */
 import type { CostSource } from '../cost/cost.js';
 import type { RequestRecord } from '../log/record.js';
-import { endpointOf } from '../pipeline/endpoints.js';
+import { isoTime } from '../log/iso-time.js';
 import { printable } from '../log/terminal-text.js';
 
 export const LEDGER_VERSION = 1;
@@ -36,37 +36,49 @@ export interface LedgerEntry {
   readonly priced: CostSource | 'unpriced' | 'unreported';
 }
 
-/** Whether a request goes to the ledger: a model request that reached a provider (count_tokens costs nothing). */
+/**
+ * Whether a request goes to the ledger: a model request that reached a provider (counting tokens costs
+ * nothing). Read from what the record already holds: this runs for every request.
+ */
 export function isLedgered(r: RequestRecord): boolean {
-  if (r.model === undefined || r.provider === undefined || r.keyGroup === undefined) return false;
-  const endpoint = endpointOf(r.method, r.path);
-  return endpoint.kind === 'call' && endpoint.operation !== 'count_tokens';
+  return r.operation !== undefined && r.operation !== 'count_tokens' && r.model !== undefined && r.provider !== undefined && r.keyGroup !== undefined && r.keyId !== undefined;
 }
 
-/** The ledger line of a finished request (with its newline). */
+/**
+ * The ledger line of a finished request (with its newline), as `JSON.stringify` of the entry would
+ * write it (fields left undefined left out), written as text: one short string per request, without
+ * the object, the date or the serialiser's walk over both that made it cost several times as much.
+ */
 export function entryLine(r: RequestRecord): string {
   const u = r.usage;
-  return `${JSON.stringify({
-    v: LEDGER_VERSION,
-    time: new Date(r.startedAt).toISOString(),
-    group: r.keyGroup,
-    key: r.keyName ?? r.keyId,
-    keyId: r.keyId,
-    model: r.servedBy ?? r.model,
-    provider: r.provider,
-    upstreamModel: r.upstreamModel,
-    credential: r.credential,
-    session: r.sessionId,
-    agent: r.agentId,
-    status: r.status,
-    input: u?.inputTokens ?? 0,
-    output: u?.outputTokens ?? 0,
-    cacheRead: u?.cachedTokens ?? 0,
-    cacheWrite: u?.cacheWriteTokens ?? 0,
-    usd: r.cost?.usd ?? null,
-    priced: r.cost?.source ?? 'unreported',
-  })}\n`;
+  const usd = r.cost?.usd;
+  return `{"v":${LEDGER_VERSION},"time":"${isoTime(r.startedAt)}","group":${known(r.keyGroup)},"key":${known(r.keyName ?? r.keyId)},"keyId":${known(r.keyId)},"model":${known(r.servedBy ?? r.model)},"provider":${known(r.provider)}${
+    r.upstreamModel === undefined ? '' : `,"upstreamModel":${known(r.upstreamModel)}`}${field('credential', r.credential)}${field('session', r.sessionId)}${field('agent', r.agentId)}${
+    r.status === undefined ? '' : `,"status":${countText(r.status)}`},"input":${countText(u?.inputTokens)},"output":${countText(u?.outputTokens)},"cacheRead":${countText(u?.cachedTokens)},"cacheWrite":${countText(u?.cacheWriteTokens)},"usd":${
+    typeof usd === 'number' && Number.isFinite(usd) ? String(usd) : 'null'},"priced":"${r.cost?.source ?? 'unreported'}"}\n`;
 }
+
+/**
+ * The JSON text of a name the config gives (a key group, a key, a model, a provider, an upstream
+ * model): the same few on every line, so each is quoted once. Bounded, as a model name matched by a
+ * pattern is the caller's.
+ */
+const quoted = new Map<string, string>();
+function known(value: string | undefined): string {
+  if (value === undefined) return '""';
+  let json = quoted.get(value);
+  if (json === undefined) {
+    json = JSON.stringify(value);
+    if (quoted.size < 1000) quoted.set(value, json);
+  }
+  return json;
+}
+
+/** `,"name":"value"` for a text field that is there; nothing for one that is not (as JSON.stringify leaves out undefined). */
+const field = (name: string, value: string | undefined): string => (value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`);
+
+/** A count as the line holds it: what the provider reported, when it is a count, else 0. */
+const countText = (n: number | undefined): string => (n !== undefined && Number.isSafeInteger(n) && n >= 0 ? String(n) : '0');
 
 /** Longest text field kept from a line read back; longer ones are cut. */
 const TEXT_LIMIT = 256;

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from './entry.js';
 import { newRecord, type RequestRecord } from '../log/record.js';
 import { LINE_LIMIT, readLedger } from './read.js';
+import { entryLine, parseEntry } from './entry.js';
 import { createLedger } from './writer.js';
 
 const NOV = Date.UTC(2026, 10, 26, 12);
@@ -13,6 +14,7 @@ const DEC = Date.UTC(2026, 11, 1, 0, 0, 1);
 function finished(at: number, extra: Partial<RequestRecord> = {}): RequestRecord {
   const r = newRecord('req', at, 0, 'POST', '/v1/messages');
   Object.assign(r, {
+    operation: 'create',
     keyGroup: 'dev',
     keyId: 'ab12cd34',
     keyName: 'alice',
@@ -34,6 +36,56 @@ const all = async (dir: string, from = 0, to = Number.POSITIVE_INFINITY) => {
   return { entries, read };
 };
 
+/** The line as the ledger first wrote it: JSON.stringify of the entry, which entryLine writes by hand. */
+function stringified(r: RequestRecord): string {
+  const u = r.usage;
+  return `${JSON.stringify({
+    v: 1,
+    time: new Date(r.startedAt).toISOString(),
+    group: r.keyGroup,
+    key: r.keyName ?? r.keyId,
+    keyId: r.keyId,
+    model: r.servedBy ?? r.model,
+    provider: r.provider,
+    upstreamModel: r.upstreamModel,
+    credential: r.credential,
+    session: r.sessionId,
+    agent: r.agentId,
+    status: r.status,
+    input: u?.inputTokens ?? 0,
+    output: u?.outputTokens ?? 0,
+    cacheRead: u?.cachedTokens ?? 0,
+    cacheWrite: u?.cacheWriteTokens ?? 0,
+    usd: r.cost?.usd ?? null,
+    priced: r.cost?.source ?? 'unreported',
+  })}\n`;
+}
+
+describe('a ledger line', () => {
+  it.each<[string, Partial<RequestRecord>]>([
+    ['every field', { credential: 'second', agentId: 'agent-7', servedBy: 'fallback' }],
+    ['fields left out', { keyName: undefined, upstreamModel: undefined, sessionId: undefined, status: undefined, usage: undefined, cost: undefined }],
+    ['no price', { cost: { usd: null, source: 'unpriced' } }],
+    ['a tiny and a large cost', { cost: { usd: 1.5e-9, source: 'catalogue' } }],
+    ['text JSON must escape', { sessionId: 'a"b\\c\n\u0000\u2028é😀', keyName: '"quoted"', model: 'gpt-\u001b[2J' }],
+    ['a millisecond time', { startedAt: NOV + 7 } as Partial<RequestRecord>],
+    ['a time before 1970', { startedAt: -1234 } as Partial<RequestRecord>],
+  ])('is what JSON.stringify of the entry writes: %s', (_name, extra) => {
+    const r = finished(NOV, extra);
+    expect(entryLine(r)).toBe(stringified(r));
+    expect(parseEntry(entryLine(r).trim())).toBeDefined();
+  });
+
+  it.each([
+    ['a count that is not one', { inputTokens: Number.NaN, outputTokens: -3, cachedTokens: 1.5, cacheWriteTokens: Number.POSITIVE_INFINITY }],
+    ['a count past 2^53', { inputTokens: 2 ** 60, outputTokens: 1 }],
+  ])('writes %s as 0, so that the line still reads back', (_name, usage) => {
+    const e = parseEntry(entryLine(finished(NOV, { usage })).trim());
+    expect(e).toBeDefined();
+    expect([e!.input, e!.output, e!.cacheRead, e!.cacheWrite].every((n) => Number.isSafeInteger(n) && n >= 0)).toBe(true);
+  });
+});
+
 describe('the usage ledger', () => {
   it('writes one line per finished model request, in the file of the month it started, and reads them back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
@@ -42,7 +94,7 @@ describe('the usage ledger', () => {
     ledger.observer.requestEnded(finished(DEC, { cost: { usd: null, source: 'unpriced' }, servedBy: 'fallback-model' }));
     // Not model requests: a models list, a count, one refused before it reached a provider.
     ledger.observer.requestEnded({ ...newRecord('x', NOV, 0, 'GET', '/v1/models'), keyGroup: 'dev', keyId: 'ab12cd34' });
-    ledger.observer.requestEnded(finished(NOV, { path: '/v1/messages/count_tokens' }));
+    ledger.observer.requestEnded(finished(NOV, { path: '/v1/messages/count_tokens', operation: 'count_tokens' }));
     ledger.observer.requestEnded(finished(NOV, { provider: undefined }));
     await ledger.close();
     expect(readdirSync(dir).sort()).toEqual(['2026-11.jsonl', '2026-12.jsonl']);
@@ -54,6 +106,20 @@ describe('the usage ledger', () => {
     expect(entries[1]).toMatchObject({ model: 'fallback-model', usd: null, priced: 'unpriced' });
     // Only the months a range can hold are read.
     expect((await all(dir, DEC, DEC + 1)).read.files).toBe(1);
+  });
+
+  it('keeps every line, in order, of requests ending in many turns while writes are under way', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
+    const ledger = createLedger(dir, () => {});
+    for (let i = 0; i < 300; i++) {
+      for (let j = 0; j < (i % 4) + 1; j++) ledger.observer.requestEnded(finished(NOV, { sessionId: `s-${i}-${j}` }));
+      if (i % 50 === 0) await ledger.flush();
+      else await new Promise((r) => setImmediate(r));
+    }
+    await ledger.close();
+    const sessions = (await all(dir)).entries.map((e) => e.session);
+    const expected = Array.from({ length: 300 }, (_, i) => Array.from({ length: (i % 4) + 1 }, (_, j) => `s-${i}-${j}`)).flat();
+    expect(sessions).toEqual(expected);
   });
 
   it('reads a hostile file: bad lines and lines past the cap are skipped and counted, the rest kept', async () => {

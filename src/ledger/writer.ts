@@ -1,13 +1,17 @@
 /**
  * The usage ledger's writer: an observer of finished requests that appends their lines to
  * `<dir>/YYYY-MM.jsonl` (the month, in UTC, the request started). Off the request path: the line is
- * made when the response has closed, queued, and written by one write at a time, in order; what
- * queues while a write is under way goes in the next, at once. Nothing waits for a batch to fill,
- * so a process killed outright loses only the lines of the write under way and those queued behind
- * it; a clean stop (`close`) writes everything first.
+ * made when the response has closed and queued; the queue goes to the file in one write at the end
+ * of that turn of the event loop, or, under load, once BATCH_GAP_MS have passed since the last
+ * write started, so that a few milliseconds' requests share a write. Nothing waits for a batch to
+ * fill, so a process killed outright loses only the lines of the write under way and of those few
+ * milliseconds; a clean stop (`close`) writes everything first.
+ *
+ * Cheap, since every model request pays it: a line is one string (entry.ts), the queue one string
+ * per month file, and a write one call into the thread pool with a callback (no promise), of bytes
+ * that the garbage collector does not copy while they wait.
  */
-import { mkdirSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import { type NoParamCallback, close as closeFd, closeSync, fstatSync, mkdirSync, openSync, readSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { printable } from '../log/terminal-text.js';
 import type { RequestObserver } from '../pipeline/context.js';
@@ -24,8 +28,20 @@ export interface UsageLedger {
 /** The file of a month: `2026-11.jsonl`. */
 export const monthFile = (epochMs: number): string => `${new Date(epochMs).toISOString().slice(0, 7)}.jsonl`;
 
+/**
+ * Least time between the starts of two batches: under load, the lines of a few milliseconds' requests
+ * go in one write rather than one write each; a request ending alone is written at the end of its turn.
+ */
+const BATCH_GAP_MS = 5;
+
 /** Most bytes queued; past it (a disk that stopped taking writes) new lines are dropped and counted. */
 const QUEUE_LIMIT = 16 * 1024 * 1024;
+
+/** Lines waiting for one month file. */
+interface Queued {
+  readonly file: string;
+  text: string;
+}
 
 /**
  * A ledger in `dir` (made, private to the user, if missing). `warn` hears of a failed write once
@@ -33,54 +49,115 @@ const QUEUE_LIMIT = 16 * 1024 * 1024;
  */
 export function createLedger(dir: string, warn: (message: string) => void): UsageLedger {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  let queue: { file: string; text: string }[] = [];
+  // In order; more than one only around the turn of a month.
+  let queue: Queued[] = [];
   let queuedBytes = 0;
   let dropped = 0;
   let failing = false;
   let closed = false;
-  let handle: { file: string; fh: FileHandle } | undefined;
-  let writing: Promise<void> | undefined;
+  let waiting: (() => void)[] = [];
+  let handle: { file: string; fd: number } | undefined;
+  // The month a request started in is worked out again only when one falls outside the last one's.
+  let month = { start: 0, end: 0, file: '' };
 
-  const fileFor = async (file: string): Promise<FileHandle> => {
-    if (handle?.file === file) return handle.fh;
-    await handle?.fh.close().catch(() => {});
-    handle = undefined;
-    const fh = await open(join(dir, file), 'a+', 0o600);
-    handle = { file, fh };
-    // A line cut short by a crash is ended, so that the next line is not lost with it.
-    const { size } = await fh.stat();
-    if (size > 0) {
-      const last = Buffer.alloc(1);
-      await fh.read(last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) await fh.write('\n');
+  const fileOf = (t: number): string => {
+    if (t < month.start || t >= month.end) {
+      const d = new Date(t);
+      month = { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1), file: monthFile(t) };
     }
-    return fh;
+    return month.file;
   };
 
-  const writeQueued = async (): Promise<void> => {
-    while (queue.length > 0) {
-      const batch = queue;
-      queue = [];
-      queuedBytes = 0;
-      // One write per month file in the batch, in order (two files only around the turn of a month).
-      let i = 0;
-      while (i < batch.length) {
-        const file = batch[i]!.file;
-        let text = '';
-        for (; i < batch.length && batch[i]!.file === file; i++) text += batch[i]!.text;
-        try {
-          await (await fileFor(file)).write(text);
-          if (failing) warn('the usage ledger is written again');
-          failing = false;
-        } catch (err) {
-          if (!failing) warn(printable(`cannot write the usage ledger in ${dir}: ${err instanceof Error ? err.message : String(err)}; its lines are lost until it can`));
-          failing = true;
-          await handle?.fh.close().catch(() => {});
-          handle = undefined;
-        }
+  const closeHandle = () => {
+    if (handle === undefined) return;
+    const { fd } = handle;
+    handle = undefined;
+    closeFd(fd, () => {});
+  };
+
+  /** The month file's descriptor, opened (once a month) at the end of a turn, off any request. */
+  const fdFor = (file: string): number => {
+    if (handle?.file === file) return handle.fd;
+    closeHandle();
+    const fd = openSync(join(dir, file), 'a+', 0o600);
+    try {
+      // A line cut short by a crash is ended, so that the next line is not lost with it.
+      const { size } = fstatSync(fd);
+      if (size > 0) {
+        const last = Buffer.alloc(1);
+        readSync(fd, last, 0, 1, size - 1);
+        if (last[0] !== 0x0a) writeSync(fd, '\n');
       }
+    } catch (err) {
+      closeSync(fd);
+      throw err;
     }
-    writing = undefined;
+    handle = { file, fd };
+    return fd;
+  };
+
+  const failed = (err: unknown) => {
+    if (!failing) warn(printable(`cannot write the usage ledger in ${dir}: ${err instanceof Error ? err.message : String(err)}; its lines are lost until it can`));
+    failing = true;
+    closeHandle();
+  };
+  const wrote = () => {
+    if (failing) warn('the usage ledger is written again');
+    failing = false;
+  };
+
+  /** A batch is due (at the end of this turn, or once the gap since the last is over), or being written. */
+  let busy = false;
+  let timer: NodeJS.Timeout | undefined;
+  /** performance.now() when the last batch started. */
+  let lastBatch = Number.NEGATIVE_INFINITY;
+
+  /** Writes what is queued now, file by file, then the next batch if more came meanwhile. */
+  const writeBatch = (): void => {
+    timer = undefined;
+    lastBatch = performance.now();
+    const batch = queue;
+    queue = [];
+    queuedBytes = 0;
+    let i = 0;
+    const next = (): void => {
+      const queued = batch[i++];
+      if (queued === undefined) {
+        busy = false;
+        if (queue.length > 0) schedule();
+        else {
+          const done = waiting;
+          waiting = [];
+          for (const resolve of done) resolve();
+        }
+        return;
+      }
+      let fd: number;
+      try {
+        fd = fdFor(queued.file);
+      } catch (err) {
+        failed(err);
+        next();
+        return;
+      }
+      writeAll(fd, Buffer.from(queued.text), (err) => {
+        if (err) failed(err);
+        else wrote();
+        next();
+      });
+    };
+    next();
+  };
+
+  /**
+   * The next batch: at the end of this turn, or, when the last batch started less than BATCH_GAP_MS
+   * ago (requests ending one after another under load), once that gap is over.
+   */
+  const schedule = (): void => {
+    busy = true;
+    const wait = lastBatch + BATCH_GAP_MS - performance.now();
+    if (wait > 0 && !closed) timer = setTimeout(writeBatch, wait);
+    else setImmediate(writeBatch);
   };
 
   const observer: RequestObserver = {
@@ -91,14 +168,24 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
         if (dropped++ === 0) warn('the usage ledger is not keeping up; lines are dropped');
         return;
       }
-      queue.push({ file: monthFile(record.startedAt), text });
+      const file = fileOf(record.startedAt);
+      const last = queue[queue.length - 1];
+      if (last !== undefined && last.file === file) last.text += text;
+      else queue.push({ file, text });
       queuedBytes += text.length;
-      writing ??= writeQueued();
+      if (!busy) schedule();
     },
   };
 
-  const flush = async (): Promise<void> => {
-    while (writing) await writing;
+  const flush = (): Promise<void> => {
+    if (!busy) return Promise.resolve();
+    // Waited for by a clean stop, or a test: the gap is not waited out.
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      setImmediate(writeBatch);
+      timer = undefined;
+    }
+    return new Promise<void>((resolve) => waiting.push(resolve));
   };
 
   return {
@@ -107,8 +194,25 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
     async close() {
       closed = true;
       await flush();
-      await handle?.fh.close().catch(() => {});
-      handle = undefined;
+      if (handle !== undefined) {
+        const { fd } = handle;
+        handle = undefined;
+        try {
+          closeSync(fd);
+        } catch {
+          // Closed already, or the disk went away: nothing is left to write.
+        }
+      }
     },
   };
+}
+
+/** Writes all of `bytes` at the file's end (it is opened to append), however many writes that takes. */
+function writeAll(fd: number, bytes: Buffer, done: NoParamCallback): void {
+  write(fd, bytes, 0, bytes.length, null, (err, written) => {
+    if (err) done(err);
+    else if (written <= 0) done(new Error('the file took none of the bytes written to it'));
+    else if (written < bytes.length) writeAll(fd, bytes.subarray(written), done);
+    else done(null);
+  });
 }

@@ -19,6 +19,7 @@ import { createSseDecoder, type SseEvent } from '../sse/parse.js';
 import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
 import { bodyJson, recordFacts } from './exchange-json.js';
 import type { RequestRecord } from './record.js';
+import { isoTime } from './iso-time.js';
 import { redactHeaders } from './redact.js';
 
 /** A line's pieces in order: text, and bodies embedded as their bytes. The last piece ends with the newline. */
@@ -163,21 +164,6 @@ function quotedKey(key: string): string {
     if (quotedKeys.size < 1000) quotedKeys.set(key, quoted);
   }
   return quoted;
-}
-
-/** `toISOString`, with the part up to the second reused while the second lasts. */
-let isoSecond = NaN;
-let isoPrefix = '';
-function isoTime(epochMs: number): string {
-  if (!Number.isInteger(epochMs)) return new Date(epochMs).toISOString();
-  const second = Math.floor(epochMs / 1000);
-  if (second !== isoSecond) {
-    const iso = new Date(second * 1000).toISOString();
-    if (iso.length !== 24) return new Date(epochMs).toISOString(); // years past 9999
-    isoSecond = second;
-    isoPrefix = iso.slice(0, 20);
-  }
-  return `${isoPrefix}${String(epochMs - second * 1000).padStart(3, '0')}Z`;
 }
 
 function headersJson(headers: IncomingHttpHeaders | OutgoingHttpHeaders): string {

@@ -38,7 +38,10 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
   if (key === undefined || !hasBudgets(group, key) || r.operation === 'count_tokens') return undefined;
   const plan = budgetPlan(r.state.config, group, key);
   const now = Date.now();
-  const counters = currentCounters(plan, now);
+  const session = ctx.record.sessionId;
+  const counters = currentCounters(plan, now, session);
+  // Only per-session budgets, and a request that names no session: nothing limits it.
+  if (counters.length === 0) return undefined;
   const price = r.primary.price;
   const body = r.body.get();
   const output = (askedOutputTokens(r.protocol, body) ?? group.maxOutputTokens ?? r.primary.target.model.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT) * choices(body);
@@ -47,6 +50,7 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
     if (!d.ok) {
       const line = plan.lines[d.index]!;
       ctx.deps.metrics.budgetRefused(group.name);
+      if (line.per === 'session') throw sessionBudgetSpent(`${line.label} has spent its budget of ${formatUsd(line.usd)} per session in this session (${session ?? ''})`, d.spent);
       throw budgetSpent(`${line.label} has spent its budget of ${formatUsd(line.usd)} per ${line.per}`, d.spent, { resetsAt: counters[d.index]!.resetsAt, now, timeZone: plan.timeZone });
     }
     if (ctx.res.destroyed) {
@@ -136,6 +140,18 @@ function budgetSpent(what: string, spent: number, when: { resetsAt: number; now:
     'rate_limit',
     printable(`${capitalised(what)} (${formatUsd(spent)} spent or reserved); it resets at ${at}, in ${duration(seconds)}.`),
     { code: 'budget_exceeded', headers: { 'retry-after': String(seconds) } },
+  );
+}
+
+/**
+ * A session's budget is not reset by the clock: the session is over for it, and a new one starts with
+ * its own. No `retry-after`, since retrying in the same session does not help.
+ */
+function sessionBudgetSpent(what: string, spent: number): GatewayError {
+  return new GatewayError(
+    'rate_limit',
+    printable(`${capitalised(what)} (${formatUsd(spent)} spent or reserved); a new session has a budget of its own, and this one's spend is forgotten after a day without requests.`),
+    { code: 'budget_exceeded' },
   );
 }
 

@@ -14,7 +14,7 @@ import type { Logger } from '../log/logger.js';
 import { printable } from '../log/terminal-text.js';
 import { createProviders, type ProviderDeps } from '../providers/registry.js';
 import type { BudgetStore } from '../budgets/budget-store.js';
-import { allLines, type BudgetLine, keepsLedger } from '../budgets/plan.js';
+import { allLines, type BudgetLine } from '../budgets/plan.js';
 import { addedLines, restoreSpend } from '../budgets/restore.js';
 import { createLedger, type UsageLedger } from '../ledger/writer.js';
 import type { LimitStore } from '../limits/limit-store.js';
@@ -147,7 +147,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   // Read at start: a reload that changes `state` is applied by a restart (cli/watch-config.ts says so).
   const shared = sharedState(options.config, options.logger, { limits: options.limitStore, budgets: options.budgetStore }, options.metrics);
   const budgets = shared.budgets;
-  const ledgerDir = keepsLedger(options.config) ? options.ledgerDir : undefined;
+  const ledgerDir = options.config.server.ledger === false ? undefined : options.ledgerDir;
   const ledger = ledgerDir === undefined ? undefined : openLedger(ledgerDir, options.logger);
   const restore = (config: Config, lines: readonly BudgetLine[]): Promise<void> | undefined => {
     if (ledgerDir === undefined || lines.length === 0) return undefined;

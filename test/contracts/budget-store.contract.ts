@@ -17,6 +17,11 @@ const NOW = Date.UTC(2026, 10, 26, 12);
 let serial = 0;
 /** A counter of its own per test, so that a shared store's tests do not meet. */
 const counter = (usd: number, resetsAt = NOW + 3_600_000): BudgetCounter => ({ id: `contract:${process.pid}:${Date.now()}:${++serial}`, usd, resetsAt });
+/** A per-session budget's line: `of(session, lastUsed)` is that session's counter, as budgets/plan.ts makes it. */
+const sessionLine = (usd: number) => {
+  const stem = `contract:${process.pid}:${Date.now()}:${++serial}:session`;
+  return (session: string, lastUsed = NOW): BudgetCounter => ({ id: `${stem}:${session}`, usd, resetsAt: lastUsed + 86_400_000, session: true });
+};
 
 export function runBudgetStoreContract(name: string, contract: BudgetStoreContract): void {
   const reserved = async (d: BudgetDecision | Promise<BudgetDecision>): Promise<Reservation> => {
@@ -119,6 +124,54 @@ export function runBudgetStoreContract(name: string, contract: BudgetStoreContra
       await refused(store.reserve([today], 0, NOW));
       const tomorrow = counter(1, NOW + 86_400_000);
       (await reserved(store.reserve([tomorrow], 0.5, NOW + 2000))).settle(0.5);
+    });
+
+    it('counts each session apart: one spent is refused, another of the same budget is not', async () => {
+      const store = await contract.newStore();
+      const of = sessionLine(1);
+      (await reserved(store.reserve([of('a')], 0.5, NOW))).settle(0.7);
+      (await reserved(store.reserve([of('a')], 0.5, NOW))).settle(0.4);
+      const no = await refused(store.reserve([of('a')], 0.01, NOW));
+      expect(no).toMatchObject({ index: 0 });
+      expect(no.spent).toBeCloseTo(1.1, 9);
+      (await reserved(store.reserve([of('b')], 0.5, NOW))).settle(0.5);
+      (await reserved(store.reserve([of('b')], 0.5, NOW))).settle(0.5);
+      expect((await refused(store.reserve([of('b')], 0.01, NOW))).spent).toBeCloseTo(1, 9);
+    });
+
+    it('checks a session with its calendar counters: refused by the session, the day keeps nothing of the refused request', async () => {
+      const store = await contract.newStore();
+      const day = counter(10);
+      const of = sessionLine(1);
+      (await reserved(store.reserve([day, of('a')], 0.5, NOW))).settle(1);
+      expect(await refused(store.reserve([day, of('a', NOW + 1000)], 0.5, NOW + 1000))).toMatchObject({ index: 1 });
+      // The day has the one dollar spent and nothing reserved for the refused request: with 8.99 more
+      // reserved it is still under its 10 (had the refused request's 0.5 stayed, 10.49).
+      const held = await reserved(store.reserve([day, of('b', NOW + 2000)], 8.99, NOW + 2000));
+      (await reserved(store.reserve([day], 0, NOW + 3000))).settle(0);
+      held.settle(0);
+    });
+
+    it("keeps a session's spend while it goes on, each reservation moving its end on", async () => {
+      const store = await contract.newStore();
+      const of = sessionLine(1);
+      const hour = 3_600_000;
+      (await reserved(store.reserve([of('a', NOW)], 0, NOW))).settle(0.5);
+      (await reserved(store.reserve([of('a', NOW + 20 * hour)], 0, NOW + 20 * hour))).settle(0.25);
+      // Past its first end (a day after its first request), and another session made meanwhile
+      // (when a store may look for idle ones): it still has its spend.
+      (await reserved(store.reserve([of('b', NOW + 30 * hour)], 0, NOW + 30 * hour))).settle(0);
+      (await reserved(store.reserve([of('a', NOW + 30 * hour)], 0, NOW + 30 * hour))).settle(0.25);
+      expect((await refused(store.reserve([of('a', NOW + 31 * hour)], 0, NOW + 31 * hour))).spent).toBeCloseTo(1, 9);
+    });
+
+    it('adds seeded spend (the ledger at start) to a session', async () => {
+      const store = await contract.newStore();
+      const of = sessionLine(1);
+      await store.seed(of('a'), 0.9);
+      (await reserved(store.reserve([of('a')], 0.1, NOW))).settle(0.1);
+      expect((await refused(store.reserve([of('a')], 0, NOW))).spent).toBeCloseTo(1, 9);
+      (await reserved(store.reserve([of('b')], 0.9, NOW))).settle(0.9);
     });
 
     if (contract.sibling) {

@@ -158,6 +158,29 @@ describe.skipIf(!HAS_REDIS)(redisSuite('the Redis budget store, shared by severa
     expect(Number(await redis.command('PTTL', `${prefix}budgets:${c.id}`))).toBeGreaterThan(3_600_000);
   });
 
+  it("a session's keys live a day (and the hour after) from its last admitted request, not from a refused one", async () => {
+    const prefix = freshPrefix();
+    const s = store({ prefix });
+    const day = 86_400_000;
+    const id = `shared:${process.pid}:${++serial}:session:a`;
+    const at = (lastUsed: number): BudgetCounter => ({ id, usd: 1, resetsAt: lastUsed + day, session: true });
+    const pttl = async () => Number(await redis.command('PTTL', `${prefix}budgets:${id}`));
+    // Admitted as if its last request were 20 hours ago: its keys live about 4 hours and the hour after.
+    const then = Date.now() - 20 * 3_600_000;
+    (await ok(s.reserve([at(then)], 0, Date.now()))).settle(1);
+    await until(async () => (await field(`${prefix}budgets:${id}`, 'spent')) === 1e9, 'the cost to be counted');
+    expect(await pttl()).toBeLessThanOrEqual(5 * 3_600_000);
+    // Refused (spent): that moves nothing on.
+    expect((await s.reserve([at(Date.now())], 0, Date.now())).ok).toBe(false);
+    expect(await pttl()).toBeLessThanOrEqual(5 * 3_600_000);
+    // Another session, under its budget: its next request moves its keys on to a day from now.
+    const b = (lastUsed: number): BudgetCounter => ({ ...at(lastUsed), id: `${id}-b` });
+    (await ok(s.reserve([b(then)], 0, Date.now()))).settle(0.1);
+    expect(Number(await redis.command('PTTL', `${prefix}budgets:${id}-b`))).toBeLessThanOrEqual(5 * 3_600_000);
+    (await ok(s.reserve([b(Date.now())], 0, Date.now()))).settle(0.1);
+    expect(Number(await redis.command('PTTL', `${prefix}budgets:${id}-b`))).toBeGreaterThan(day);
+  });
+
   it('Redis forgetting its scripts (a restart, SCRIPT FLUSH) costs one resend, not a failure', async () => {
     const s = store();
     const c = counter(1);

@@ -64,8 +64,7 @@ const MODEL: Record<Protocol, string> = { messages: 'm-messages', chat: 'm-chat'
 
 function config(upstream: FakeUpstream, groups: WrittenConfig['keyGroups'], server: WrittenConfig['server'] = {}): WrittenConfig {
   return {
-    // The ledger kept whether or not the groups have budgets: the tests read it.
-    server: { timeZone: 'Europe/Paris', ledger: true, ...server },
+    server: { timeZone: 'Europe/Paris', ...server },
     providers: {
       anthropic: { type: 'anthropic', baseUrl: upstream.url, apiKey: PROVIDER_ANTHROPIC_KEY, retries: 0 },
       openai: { type: 'openai', baseUrl: `${upstream.url}/v1`, apiKey: 'sk-openai-provider-key-0000', retries: 0 },
@@ -350,6 +349,39 @@ describe('budgets', () => {
     } finally {
       upstream.always(answering());
       await gw.close();
+    }
+  });
+
+  it("a per-session budget counts each Claude Code session apart: one is stopped, another goes on, one without a session is not limited, and a restart keeps the stopped one stopped", async () => {
+    const ledgerDir = mkdtempSync(join(tmpdir(), 'mgw-session-'));
+    const groups = { team: { keys: [KEYS.messages], budget: [{ usd: TINY, per: 'session' as const }, { usd: 100, per: 'day' as const }] } };
+    // As Claude Code sends it: its session id in a header on every request of the session.
+    const inSession = (gw: TestGateway, session: string | undefined) => {
+      const sdk = new Anthropic({ baseURL: gw.url, apiKey: KEYS.messages, maxRetries: 0, ...(session ? { defaultHeaders: { 'x-claude-code-session-id': session } } : {}) });
+      return sdk.messages.create({ model: 'm-messages', max_tokens: 100, messages: [{ role: 'user', content: 'hi' }] }).then(() => undefined, refusal);
+    };
+    const first = await startGateway(config(upstream, groups), { ledgerDir });
+    try {
+      expect(await inSession(first, 'session-a')).toBeUndefined();
+      const refused = await inSession(first, 'session-a');
+      expect(refused?.status).toBe(429);
+      expect(refused?.message).toContain("Key group 'team' has spent its budget of $0.001 per session in this session (session-a)");
+      expect(refused?.message).toContain('a new session has a budget of its own');
+      // Another session of the same key has its own budget.
+      expect(await inSession(first, 'session-b')).toBeUndefined();
+      // A request naming no session is not limited by a per-session budget (the day's still counts it).
+      expect(await inSession(first, undefined)).toBeUndefined();
+      expect(await inSession(first, undefined)).toBeUndefined();
+    } finally {
+      await first.close();
+    }
+    const second = await startGateway(config(upstream, groups), { ledgerDir });
+    try {
+      expect((await inSession(second, 'session-a'))?.status).toBe(429);
+      expect((await inSession(second, 'session-b'))?.status).toBe(429);
+      expect(await inSession(second, 'session-c')).toBeUndefined();
+    } finally {
+      await second.close();
     }
   });
 

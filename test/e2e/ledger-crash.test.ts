@@ -72,7 +72,7 @@ describe('the usage ledger and kill -9', () => {
     const base = testConfig(upstream.url);
     const written = {
       ...base,
-      server: { dataDir: join(dir, 'data'), timeZone: 'UTC', ledger: true },
+      server: { dataDir: join(dir, 'data'), timeZone: 'UTC' },
       models: { ...base.models, 'gpt-test': { provider: 'openai', upstreamModel: 'gpt-upstream', price: { input: 1, output: 2 } } },
     };
     writeFileSync(config, JSON.stringify(written));
