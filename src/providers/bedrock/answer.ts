@@ -9,12 +9,11 @@
  * Chat answers (Bedrock's OpenAI-compatible endpoint) are OpenAI's already and pass as they are.
  */
 import { Readable } from 'node:stream';
-import type { Message } from '@smithy/eventstream-codec';
 import type { UrlCall } from '../http.js';
 import { ERROR_BODY_LIMIT, type UpstreamResponse } from '../types.js';
 import { parseErrorBody } from '../upstream-error.js';
 import { errorTypeName, streamExceptionMeaning } from './errors.js';
-import { decodeFrame, type FrameCodec, FrameReader, frameCodec, UnreadableAnswer, stringHeader } from './event-stream.js';
+import { bodyStart, FrameReader, headerParser, type HeaderParser, MessageChecker, stringHeader, UnreadableAnswer } from './event-stream.js';
 
 type Headers = UpstreamResponse['headers'];
 
@@ -27,61 +26,97 @@ export async function bedrockAnswer(answer: UpstreamResponse, call: UrlCall): Pr
   return answer;
 }
 
-/** A message body's text, read in place. */
-const utf8 = (body: Uint8Array): string => Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-
 /** What one event-stream message carries. */
 type Frame =
-  | { readonly kind: 'event'; readonly sse: string }
+  | { readonly kind: 'event'; readonly sse: Buffer }
   | { readonly kind: 'exception'; readonly name: string; readonly message: string }
   | { readonly kind: 'other' };
 
-function frameOf(message: Message): Frame {
-  const messageType = stringHeader(message, ':message-type');
+const OTHER: Frame = { kind: 'other' };
+
+function frameOf(checker: MessageChecker, bytes: Buffer): Frame {
+  const headers = checker.headers(bytes);
+  const messageType = stringHeader(headers, ':message-type');
   if (messageType === 'exception') {
-    const name = stringHeader(message, ':exception-type') ?? 'unknownException';
-    return { kind: 'exception', name, message: parseErrorBody(utf8(message.body)).message ?? name };
+    const name = stringHeader(headers, ':exception-type') ?? 'unknownException';
+    return { kind: 'exception', name, message: parseErrorBody(bytes.toString('utf8', bodyStart(bytes), bytes.length - 4)).message ?? name };
   }
   if (messageType === 'error') {
-    const name = stringHeader(message, ':error-code') ?? 'unknownError';
-    return { kind: 'exception', name, message: stringHeader(message, ':error-message') ?? name };
+    const name = stringHeader(headers, ':error-code') ?? 'unknownError';
+    return { kind: 'exception', name, message: stringHeader(headers, ':error-message') ?? name };
   }
-  if (messageType !== 'event' || stringHeader(message, ':event-type') !== 'chunk') return { kind: 'other' };
-  return { kind: 'event', sse: sseEvent(Buffer.from(chunkBytes(utf8(message.body)), 'base64').toString('utf8')) };
+  if (messageType !== 'event' || stringHeader(headers, ':event-type') !== 'chunk') return OTHER;
+  return { kind: 'event', sse: sseEvent(chunkBytes(bytes, bodyStart(bytes), bytes.length - 4)) };
 }
 
-const BYTES_KEY = '{"bytes":"';
+const BYTES_KEY = Buffer.from('{"bytes":"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 /**
- * A chunk's base64 `bytes`. Bedrock writes that key first (then, on some answers, a padding field):
- * base64 holds no quote, so the value ends at the next quote; any other shape, or an escaped value, is parsed.
+ * The event a chunk carries, decoded from its base64 `bytes` (the body between `start` and `end`).
+ * Bedrock writes that key first (then, on some answers, a padding field): base64 holds no quote,
+ * so the value ends at the next quote and is decoded from the bytes in place; any other shape, or
+ * an escaped value, is parsed.
  */
-function chunkBytes(json: string): string {
-  if (json.startsWith(BYTES_KEY)) {
-    const end = json.indexOf('"', BYTES_KEY.length);
-    const value = end === -1 ? undefined : json.slice(BYTES_KEY.length, end);
+function chunkBytes(body: Buffer, start: number, end: number): Buffer {
+  const from = start + BYTES_KEY.length;
+  if (from <= end && BYTES_KEY.compare(body, start, from) === 0) {
+    const quote = body.indexOf(QUOTE, from);
     // An escape (`\/` is legal JSON) means the value is not plain: the parser reads it.
-    if (value !== undefined && !value.includes('\\')) return value;
+    const escaped = body.indexOf(BACKSLASH, from);
+    if (quote !== -1 && quote < end && (escaped === -1 || escaped > quote)) return Buffer.from(body.toString('latin1', from, quote), 'base64');
   }
-  const { bytes } = parseJson(json) as { bytes?: unknown };
+  const { bytes } = parseJson(body.toString('utf8', start, end)) as { bytes?: unknown };
   if (typeof bytes !== 'string') throw new UnreadableAnswer('a Bedrock chunk without its bytes');
-  return bytes;
+  return Buffer.from(bytes, 'base64');
 }
 
 // Anthropic's events start with their type; reading it from the front spares parsing every event.
-const LEADING_TYPE = /^\{"type":"([a-z_]+)"/;
+const TYPE_KEY = Buffer.from('{"type":"');
 const EVENT_TYPE = /^[a-z_]{1,64}$/;
+const EVENT_FIELD = Buffer.from('event: ');
+const DATA_FIELD = Buffer.from('\ndata: ');
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Where the plain name (`[a-z_]+`) after `{"type":"` at the front of `data` ends; -1 when it is not there. */
+function leadingTypeEnd(data: Buffer): number {
+  if (data.length <= TYPE_KEY.length || TYPE_KEY.compare(data, 0, TYPE_KEY.length) !== 0) return -1;
+  let at = TYPE_KEY.length;
+  for (; at < data.length; at++) {
+    const c = data[at]!;
+    if (c === QUOTE) break;
+    // a-z and _
+    if ((c < 0x61 || c > 0x7a) && c !== 0x5f) return -1;
+  }
+  return at === TYPE_KEY.length || at === data.length ? -1 : at;
+}
 
 /**
- * One Anthropic event as a server-sent event. An event of another shape, or with a line break that
- * would cut its `data:` line, is parsed and written compactly; a type that is not a plain name fails.
+ * One Anthropic event as a server-sent event, built as bytes: its JSON goes out as it came. An
+ * event of another shape, or with a line break that would cut its `data:` line, is parsed and
+ * written compactly; a type that is not a plain name fails.
  */
-function sseEvent(data: string): string {
-  const leading = data.includes('\n') || data.includes('\r') ? null : LEADING_TYPE.exec(data);
-  if (leading) return sse(leading[1]!, data);
-  const event = parseJson(data) as { type?: unknown } | null;
-  if (typeof event?.type !== 'string' || !EVENT_TYPE.test(event.type)) throw new UnreadableAnswer('a Bedrock chunk whose event has no type');
-  return sse(event.type, JSON.stringify(event));
+function sseEvent(data: Buffer): Buffer {
+  const typeEnd = data.includes(LF) || data.includes(CR) ? -1 : leadingTypeEnd(data);
+  if (typeEnd === -1) {
+    const event = parseJson(data.toString('utf8')) as { type?: unknown } | null;
+    if (typeof event?.type !== 'string' || !EVENT_TYPE.test(event.type)) throw new UnreadableAnswer('a Bedrock chunk whose event has no type');
+    return Buffer.from(sse(event.type, JSON.stringify(event)));
+  }
+  const typeLength = typeEnd - TYPE_KEY.length;
+  const out = Buffer.allocUnsafe(EVENT_FIELD.length + typeLength + DATA_FIELD.length + data.length + 2);
+  out.set(EVENT_FIELD, 0);
+  let at = EVENT_FIELD.length;
+  for (let i = TYPE_KEY.length; i < typeEnd; i++) out[at++] = data[i]!;
+  out.set(DATA_FIELD, at);
+  at += DATA_FIELD.length;
+  out.set(data, at);
+  at += data.length;
+  out[at] = LF;
+  out[at + 1] = LF;
+  return out;
 }
 
 function parseJson(text: string): unknown {
@@ -114,6 +149,7 @@ function keptHeaders(headers: Headers, contentType: string): Record<string, stri
  */
 class EventStreamToSse extends Readable {
   private readonly reader = new FrameReader();
+  private readonly checker: MessageChecker;
   private started = false;
   private over = false;
   private ended = false;
@@ -124,9 +160,10 @@ class EventStreamToSse extends Readable {
 
   constructor(
     private readonly source: Readable,
-    private readonly codec: FrameCodec,
+    parser: HeaderParser,
   ) {
     super();
+    this.checker = new MessageChecker(parser);
     source.on('data', (chunk: Buffer) => this.onData(chunk));
     source.once('end', () => this.onEnd());
     source.once('error', (err) => this.destroy(err));
@@ -149,25 +186,32 @@ class EventStreamToSse extends Readable {
   private onData(chunk: Buffer): void {
     // After an exception the stream is over: whatever else the upstream sends is dropped.
     if (this.over || this.destroyed) return;
-    let out = '';
+    // Most upstream chunks hold one message: its event goes on as it is, several are joined.
+    let out: Buffer | Buffer[] | undefined;
     try {
       for (const bytes of this.reader.push(chunk)) {
-        const frame = frameOf(decodeFrame(this.codec, bytes));
+        const frame = frameOf(this.checker, bytes);
         if (frame.kind === 'other') continue;
         this.starting(frame);
+        let event: Buffer;
         if (frame.kind === 'exception') {
           // Before the first chunk the answer becomes an HTTP error (streamAnswer); after it, the caller's error event.
-          if (this.started) out += errorEvent(frame);
           this.over = true;
-          break;
+          if (!this.started) break;
+          event = Buffer.from(errorEvent(frame));
+        } else {
+          event = frame.sse;
         }
-        out += frame.sse;
+        if (out === undefined) out = event;
+        else if (Array.isArray(out)) out.push(event);
+        else out = [out, event];
+        if (this.over) break;
       }
     } catch (err) {
       this.destroy(err as Error);
       return;
     }
-    if (out.length > 0 && !this.push(out)) this.source.pause();
+    if (out !== undefined && !this.push(Array.isArray(out) ? Buffer.concat(out) : out)) this.source.pause();
     if (this.over) this.push(null);
   }
 
@@ -191,7 +235,7 @@ class EventStreamToSse extends Readable {
 }
 
 async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse> {
-  const body = new EventStreamToSse(answer.body, await frameCodec());
+  const body = new EventStreamToSse(answer.body, await headerParser());
   // An exception before the first chunk has sent the caller nothing: it is an error answer.
   const first = await Promise.race([body.first, new Promise<never>((_, reject) => body.once('error', reject))]);
   if (first.kind === 'exception') {
