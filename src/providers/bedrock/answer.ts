@@ -238,6 +238,9 @@ async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse>
   const body = new EventStreamToSse(answer.body, await headerParser());
   // An exception before the first chunk has sent the caller nothing: it is an error answer.
   const first = await Promise.race([body.first, new Promise<never>((_, reject) => body.once('error', reject))]);
+  // A broken message in the same upstream chunk as the first: its error was emitted before anyone read
+  // the body, and would reach no reader. Nothing has gone to the caller yet, so the call fails.
+  if (body.errored) throw body.errored;
   if (first.kind === 'exception') {
     body.destroy();
     const meaning = streamExceptionMeaning(first.name);
