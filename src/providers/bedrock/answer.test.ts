@@ -10,17 +10,51 @@ import { describe, expect, it } from 'vitest';
 import { chunkFrame, chunkFrameOf, exceptionFrame, streamEvents } from '../../../test/helpers/fake-bedrock.js';
 import type { UrlCall } from '../http.js';
 import type { UpstreamResponse } from '../types.js';
-import { bedrockAnswer } from './answer.js';
+import { bedrockAnswer, bedrockStreamBody } from './answer.js';
 import { FrameReader, FrameTooLarge, MAX_FRAME_BYTES, UnreadableAnswer } from './event-stream.js';
 
 const STREAM: UrlCall = { protocol: 'messages', operation: 'create', model: 'm', stream: true };
 const EVENTS = streamEvents({ id: 'msg_1', type: 'message', role: 'assistant', model: 'm', content: [{ type: 'text', text: 'x' }], stop_reason: 'end_turn', usage: { input_tokens: 1, output_tokens: 1 } });
 
+const EVENT_STREAM_HEADERS = { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'r1' };
+
+/** The upstream call behind a body, as the test sees it: whether it was asked to resume and why it was aborted. */
+function upstreamCall() {
+  const call = {
+    resumed: 0,
+    aborted: undefined as Error | undefined,
+    resume() {
+      call.resumed++;
+    },
+    abort(reason: Error) {
+      call.aborted = reason;
+    },
+  };
+  return call;
+}
+
+/**
+ * An answer as the provider hands it to `bedrockAnswer`: its body made by the kind's `streamBody`
+ * and fed as undici feeds it, the first chunk with the headers (before `bedrockAnswer` runs), then
+ * one chunk per turn of the event loop, then the end.
+ */
+function fed(chunks: readonly Buffer[], call = upstreamCall()): UpstreamResponse {
+  const body = bedrockStreamBody(STREAM, 200, EVENT_STREAM_HEADERS, call)!;
+  const feedFrom = (i: number) => {
+    if (body.destroyed) return;
+    if (i === chunks.length) return body.finish();
+    body.feed(chunks[i]!);
+    setImmediate(() => feedFrom(i + 1));
+  };
+  feedFrom(0);
+  return { status: 200, headers: EVENT_STREAM_HEADERS, body };
+}
+
 function eventStream(frames: readonly Uint8Array[], cut: number): UpstreamResponse {
   const all = Buffer.concat(frames);
   const chunks: Buffer[] = [];
   for (let at = 0; at < all.length; at += cut) chunks.push(all.subarray(at, at + cut));
-  return { status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'r1' }, body: Readable.from(chunks) };
+  return fed(chunks);
 }
 
 async function text(body: Readable): Promise<string> {
@@ -31,11 +65,7 @@ async function text(body: Readable): Promise<string> {
 
 const sse = (events: readonly Record<string, unknown>[]) => events.map((e) => `event: ${String(e.type)}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 
-const streamOf = (chunks: readonly Buffer[]): UpstreamResponse => ({
-  status: 200,
-  headers: { 'content-type': 'application/vnd.amazon.eventstream' },
-  body: Readable.from(chunks.filter((c) => c.length > 0)),
-});
+const streamOf = (chunks: readonly Buffer[]): UpstreamResponse => fed(chunks.filter((c) => c.length > 0));
 
 /** A frame's two checksums written again over its bytes as they now are: a message that lies in its framing, not in transit. */
 function resealed(frame: Buffer): Buffer {
@@ -212,30 +242,68 @@ describe('bedrock stream answers', () => {
     ['a stream cut inside a message', Buffer.from(chunkFrame(EVENTS[1])).subarray(0, 20)],
     ['a message whose checksum does not match', flipped(Buffer.from(chunkFrame(EVENTS[1])), 30)],
   ])('%s, arriving after the first event was handed on, errors the body the gateway relays', async (_name, broken) => {
-    const body = new Readable({ read() {} });
-    body.push(Buffer.from(chunkFrame(EVENTS[0])));
-    const answer = await bedrockAnswer({ status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body }, STREAM);
+    const body = bedrockStreamBody(STREAM, 200, EVENT_STREAM_HEADERS, upstreamCall())!;
+    body.feed(Buffer.from(chunkFrame(EVENTS[0])));
+    const answer = await bedrockAnswer({ status: 200, headers: EVENT_STREAM_HEADERS, body }, STREAM);
     const read = text(answer.body);
     setImmediate(() => {
-      body.push(broken);
-      body.push(null);
+      body.feed(broken);
+      body.finish();
     });
     await expect(read).rejects.toBeInstanceOf(UnreadableAnswer);
   });
 
-  it('destroying the relayed body before reading it closes the upstream body', async () => {
-    const upstream = eventStream(EVENTS.map(chunkFrame), 1000);
-    const answer = await bedrockAnswer(upstream, STREAM);
+  it('destroying the relayed body before reading it aborts the upstream call', async () => {
+    const call = upstreamCall();
+    const answer = await bedrockAnswer(fed(EVENTS.map((e) => Buffer.from(chunkFrame(e))), call), STREAM);
     answer.body.destroy();
-    await new Promise((r) => setImmediate(r));
-    expect(upstream.body.destroyed).toBe(true);
+    expect(call.aborted).toBeInstanceOf(Error);
   });
 
-  it('an upstream body closed before its first message (the call cancelled) fails the answer rather than leaving it waiting', async () => {
-    const body = new Readable({ read() {} });
-    const pending = bedrockAnswer({ status: 200, headers: { 'content-type': 'application/vnd.amazon.eventstream' }, body }, STREAM);
-    setImmediate(() => body.destroy());
-    await expect(pending).rejects.toBeInstanceOf(UnreadableAnswer);
+  it('an exception before the first chunk ends the upstream call, its error answer made whole', async () => {
+    const call = upstreamCall();
+    const answer = await bedrockAnswer(fed([Buffer.from(exceptionFrame('throttlingException', 'Slow down.'))], call), STREAM);
+    expect(answer.status).toBe(429);
+    expect(call.aborted).toBeInstanceOf(Error);
+  });
+
+  it('a call that fails before its first message (cancelled, a socket gone) fails the answer rather than leaving it waiting', async () => {
+    const body = bedrockStreamBody(STREAM, 200, EVENT_STREAM_HEADERS, upstreamCall())!;
+    const pending = bedrockAnswer({ status: 200, headers: EVENT_STREAM_HEADERS, body }, STREAM);
+    setImmediate(() => body.destroy(new Error('the socket closed')));
+    await expect(pending).rejects.toThrow('the socket closed');
+  });
+
+  it('chunks that came before the codec was loaded, more than the body holds, are decoded once it is, and the upstream resumed', async () => {
+    const call = upstreamCall();
+    const body = bedrockStreamBody(STREAM, 200, EVENT_STREAM_HEADERS, call)!;
+    const frames = EVENTS.map((e) => Buffer.from(chunkFrame(e)));
+    let asked = true;
+    // Fed as undici feeds a body that answers false: it stops, here only after the whole stream.
+    for (let i = 0; i < 400; i++) asked = body.feed(frames[i % frames.length]!) && asked;
+    expect(asked).toBe(false);
+    const answer = await bedrockAnswer({ status: 200, headers: EVENT_STREAM_HEADERS, body }, STREAM);
+    expect(call.resumed).toBeGreaterThan(0);
+    body.finish();
+    const out = await text(answer.body);
+    expect(out.startsWith(sse(EVENTS))).toBe(true);
+    expect(out.length).toBe(sse(Array.from({ length: 400 }, (_, i) => EVENTS[i % EVENTS.length]!)).length);
+  });
+
+  it('a stream that ended before the codec was loaded is still read to its end', async () => {
+    const body = bedrockStreamBody(STREAM, 200, EVENT_STREAM_HEADERS, upstreamCall())!;
+    for (const e of EVENTS) body.feed(Buffer.from(chunkFrame(e)));
+    body.finish();
+    const answer = await bedrockAnswer({ status: 200, headers: EVENT_STREAM_HEADERS, body }, STREAM);
+    expect(await text(answer.body)).toBe(sse(EVENTS));
+  });
+
+  it('only a streamed Messages call answered with event-stream gets the decoding body', () => {
+    const call = upstreamCall();
+    expect(bedrockStreamBody(STREAM, 200, { 'content-type': 'application/json' }, call)).toBeUndefined();
+    expect(bedrockStreamBody(STREAM, 400, EVENT_STREAM_HEADERS, call)).toBeUndefined();
+    expect(bedrockStreamBody({ ...STREAM, operation: 'count_tokens' }, 200, EVENT_STREAM_HEADERS, call)).toBeUndefined();
+    expect(bedrockStreamBody({ ...STREAM, protocol: 'chat' }, 200, EVENT_STREAM_HEADERS, call)).toBeUndefined();
   });
 });
 

@@ -10,6 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import type { UrlCall } from '../http.js';
+import type { FedBody, UpstreamControl } from '../streamed-answer.js';
 import { ERROR_BODY_LIMIT, type UpstreamResponse } from '../types.js';
 import { parseErrorBody } from '../upstream-error.js';
 import { errorTypeName, streamExceptionMeaning } from './errors.js';
@@ -21,9 +22,7 @@ export async function bedrockAnswer(answer: UpstreamResponse, call: UrlCall): Pr
   if (call.protocol !== 'messages') return answer;
   if (answer.status >= 400) return anthropicErrorAnswer(answer);
   if (call.operation === 'count_tokens') return countAnswer(answer);
-  const type = answer.headers['content-type'];
-  if (typeof type === 'string' && type.startsWith('application/vnd.amazon.eventstream')) return streamAnswer(answer);
-  return answer;
+  return isEventStream(answer.headers) ? streamAnswer(answer) : answer;
 }
 
 /** What one event-stream message carries. */
@@ -140,57 +139,68 @@ function keptHeaders(headers: Headers, contentType: string): Record<string, stri
   return { ...rest, 'content-type': contentType };
 }
 
+const isEventStream = (headers: Headers): boolean => {
+  const type = headers['content-type'];
+  return typeof type === 'string' && type.startsWith('application/vnd.amazon.eventstream');
+};
+
 /**
- * Event-stream bytes in, Anthropic's server-sent events out: each upstream chunk's messages are
- * decoded at once and handed on as one chunk, synchronously, so an event costs no promise or turn
- * of the event loop of its own, and no stream stands between the upstream's body and this one but
- * its own `'data'` events (paused while this one's reader is full). `first` settles with the first
- * chunk or exception; until then nothing has been decided about the answer.
+ * The body of a streamed Messages call (`HttpHooks.streamBody`): an event-stream answer is decoded
+ * as undici reads it; any other answer keeps its bytes.
  */
-class EventStreamToSse extends Readable {
+export function bedrockStreamBody(call: UrlCall, status: number, headers: Headers, upstream: UpstreamControl): FedBody | undefined {
+  if (call.protocol !== 'messages' || call.operation !== 'create' || status >= 400 || !isEventStream(headers)) return undefined;
+  return new EventStreamToSse(upstream);
+}
+
+/**
+ * Event-stream bytes in, Anthropic's server-sent events out, fed each chunk as undici reads it: its
+ * messages are decoded at once and handed on as one chunk, synchronously, with no stream before
+ * this one, so an event costs no promise or turn of the event loop of its own. Chunks that arrive
+ * before `start` (with the answer's headers, before `bedrockAnswer` has the codec) wait for it.
+ * `first` settles with the first chunk or exception; until then nothing has been decided about the answer.
+ */
+class EventStreamToSse extends Readable implements FedBody {
   private readonly reader = new FrameReader();
-  private readonly checker: MessageChecker;
+  private checker: MessageChecker | undefined = undefined;
+  private early: Buffer[] | undefined = [];
+  private earlyBytes = 0;
+  private endedEarly = false;
   private started = false;
   private over = false;
-  private ended = false;
   private settle: ((frame: Frame) => void) | undefined;
   readonly first = new Promise<Frame>((resolve) => {
     this.settle = resolve;
   });
 
-  constructor(
-    private readonly source: Readable,
-    parser: HeaderParser,
-  ) {
+  constructor(private readonly upstream: UpstreamControl) {
     super();
+  }
+
+  /** Decodes what came before the codec, and from now on each chunk as it comes. */
+  start(parser: HeaderParser): void {
     this.checker = new MessageChecker(parser);
-    source.on('data', (chunk: Buffer) => this.onData(chunk));
-    source.once('end', () => this.onEnd());
-    source.once('error', (err) => this.destroy(err));
-    // Closed without its end or an error (destroyed): this stream, and anyone waiting for its first message, must hear of it.
-    source.once('close', () => {
-      if (!this.ended && !this.destroyed) this.destroy(new UnreadableAnswer('the event stream closed before its end'));
-    });
+    const early = this.early!;
+    const waited = this.earlyBytes >= this.readableHighWaterMark;
+    this.early = undefined;
+    for (const chunk of early) this.feed(chunk);
+    if (this.endedEarly) this.finish();
+    else if (waited && !this.destroyed) this.upstream.resume();
   }
 
-  override _read(): void {
-    this.source.resume();
-  }
-
-  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
-    // The client left, or the stream broke: the upstream's body goes too.
-    this.source.destroy();
-    done(err);
-  }
-
-  private onData(chunk: Buffer): void {
+  feed(chunk: Buffer): boolean {
+    if (this.early !== undefined) {
+      this.early.push(chunk);
+      this.earlyBytes += chunk.length;
+      return this.earlyBytes < this.readableHighWaterMark;
+    }
     // After an exception the stream is over: whatever else the upstream sends is dropped.
-    if (this.over || this.destroyed) return;
+    if (this.over || this.destroyed) return true;
     // Most upstream chunks hold one message: its event goes on as it is, several are joined.
     let out: Buffer | Buffer[] | undefined;
     try {
       for (const bytes of this.reader.push(chunk)) {
-        const frame = frameOf(this.checker, bytes);
+        const frame = frameOf(this.checker!, bytes);
         if (frame.kind === 'other') continue;
         this.starting(frame);
         let event: Buffer;
@@ -209,21 +219,36 @@ class EventStreamToSse extends Readable {
       }
     } catch (err) {
       this.destroy(err as Error);
-      return;
+      return true;
     }
-    if (out !== undefined && !this.push(Array.isArray(out) ? Buffer.concat(out) : out)) this.source.pause();
+    const more = out === undefined || this.push(Array.isArray(out) ? Buffer.concat(out) : out);
     if (this.over) this.push(null);
+    return more;
   }
 
-  private onEnd(): void {
-    this.ended = true;
+  finish(): void {
+    if (this.early !== undefined) {
+      // The upstream ended before `start`: the end waits with its chunks.
+      this.endedEarly = true;
+      return;
+    }
     if (this.over || this.destroyed) return;
     if (this.reader.leftover > 0) {
       this.destroy(new UnreadableAnswer(`the event stream ended inside a message (${this.reader.leftover} bytes left)`));
       return;
     }
-    this.starting({ kind: 'other' });
+    this.starting(OTHER);
     this.push(null);
+  }
+
+  override _read(): void {
+    this.upstream.resume();
+  }
+
+  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
+    // The client left, or the stream broke: the upstream's call goes too.
+    if (!this.readableEnded) this.upstream.abort(err ?? new Error('The upstream body was destroyed by its reader.'));
+    done(err);
   }
 
   private starting(frame: Frame): void {
@@ -235,9 +260,13 @@ class EventStreamToSse extends Readable {
 }
 
 async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse> {
-  const body = new EventStreamToSse(answer.body, await headerParser());
+  // Every streamed call's body is made by bedrockStreamBody; any other reader of these bytes is a mistake.
+  if (!(answer.body instanceof EventStreamToSse)) throw new UnreadableAnswer('an event stream where none was asked for');
+  const body = answer.body;
   // An exception before the first chunk has sent the caller nothing: it is an error answer.
-  const first = await Promise.race([body.first, new Promise<never>((_, reject) => body.once('error', reject))]);
+  const failed = new Promise<never>((_, reject) => body.once('error', reject));
+  body.start(await headerParser());
+  const first = await Promise.race([body.first, failed]);
   // A broken message in the same upstream chunk as the first: its error was emitted before anyone read
   // the body, and would reach no reader. Nothing has gone to the caller yet, so the call fails.
   if (body.errored) throw body.errored;
