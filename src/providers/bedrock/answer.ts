@@ -60,7 +60,7 @@ const BACKSLASH = 0x5c;
  */
 function chunkBytes(body: Buffer, start: number, end: number): Buffer {
   const from = start + BYTES_KEY.length;
-  if (from <= end && BYTES_KEY.compare(body, start, from) === 0) {
+  if (from <= end && startsWith(body, start, BYTES_KEY)) {
     const quote = body.indexOf(QUOTE, from);
     // An escape (`\/` is legal JSON) means the value is not plain: the parser reads it.
     const escaped = body.indexOf(BACKSLASH, from);
@@ -81,7 +81,7 @@ const CR = 0x0d;
 
 /** Where the plain name (`[a-z_]+`) after `{"type":"` at the front of `data` ends; -1 when it is not there. */
 function leadingTypeEnd(data: Buffer): number {
-  if (data.length <= TYPE_KEY.length || TYPE_KEY.compare(data, 0, TYPE_KEY.length) !== 0) return -1;
+  if (data.length <= TYPE_KEY.length || !startsWith(data, 0, TYPE_KEY)) return -1;
   let at = TYPE_KEY.length;
   for (; at < data.length; at++) {
     const c = data[at]!;
@@ -106,16 +106,23 @@ function sseEvent(data: Buffer): Buffer {
   }
   const typeLength = typeEnd - TYPE_KEY.length;
   const out = Buffer.allocUnsafe(EVENT_FIELD.length + typeLength + DATA_FIELD.length + data.length + 2);
-  out.set(EVENT_FIELD, 0);
-  let at = EVENT_FIELD.length;
+  // The few bytes around the JSON are copied here: a native call per field costs more than the copy.
+  let at = 0;
+  for (let i = 0; i < EVENT_FIELD.length; i++) out[at++] = EVENT_FIELD[i]!;
   for (let i = TYPE_KEY.length; i < typeEnd; i++) out[at++] = data[i]!;
-  out.set(DATA_FIELD, at);
-  at += DATA_FIELD.length;
+  for (let i = 0; i < DATA_FIELD.length; i++) out[at++] = DATA_FIELD[i]!;
   out.set(data, at);
   at += data.length;
   out[at] = LF;
   out[at + 1] = LF;
   return out;
+}
+
+/** Whether `bytes` holds `key` at `at`: compared here, as a native call costs more than a few bytes' loop. */
+function startsWith(bytes: Buffer, at: number, key: Buffer): boolean {
+  if (at + key.length > bytes.length) return false;
+  for (let i = 0; i < key.length; i++) if (bytes[at + i] !== key[i]) return false;
+  return true;
 }
 
 function parseJson(text: string): unknown {
