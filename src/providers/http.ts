@@ -13,7 +13,7 @@ import { GatewayError, invalidRequest } from '../errors.js';
 import type { Operation, Provider, UpstreamRequest, UpstreamResponse } from './types.js';
 import { CallAbort, type AbortState } from './abort.js';
 import { Pool } from './undici-lean.js';
-import { StreamAnswerHandler } from './streamed-answer.js';
+import { type BodyFor, type FedBody, StreamAnswerHandler, type UpstreamControl } from './streamed-answer.js';
 import { WholeAnswerHandler } from './whole-answer.js';
 import { AnswerTooLarge, UnreadableEncoding } from './decode-answer.js';
 import { DEFAULT_SERVER_LIMITS } from '../config/defaults.js';
@@ -66,6 +66,11 @@ export interface HttpHooks {
    * (AWS event-stream, a count in other field names). Rejecting fails the call as `transportError` maps it.
    */
   answer?(answer: UpstreamResponse, call: UrlCall): UpstreamResponse | Promise<UpstreamResponse>;
+  /**
+   * A streamed answer's body, for an upstream that frames its stream its own way: fed each chunk as
+   * undici reads it, with no stream before it, and handed to `answer`. Undefined keeps the bytes as they came.
+   */
+  streamBody?(call: UrlCall, status: number, headers: Record<string, string | string[] | undefined>, upstream: UpstreamControl): FedBody | undefined;
   /** An HTTP error answer (status >= 400) as the error the caller sees; default: upstream-error.ts. */
   toError?(config: ProviderConfig, status: number, headers: Readonly<Record<string, string | string[] | undefined>>, bodyText: string): GatewayError;
   /** A failure before or while reading the answer, as the error the caller sees; default: `transportError` below. */
@@ -133,12 +138,14 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
       const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
       const abort = callAbort(req);
+      const hooked = hooks.sign || hooks.answer || hooks.streamBody ? urlCall(req) : undefined;
+      const bodyFor = hooked && hooks.streamBody ? streamBodyFor(hooks.streamBody, hooked) : undefined;
       const call = () =>
         dispatchCall(dispatcher, options, abort, mapError, (signal, settle) =>
-          req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req) : new StreamAnswerHandler(signal, settle),
+          req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req) : new StreamAnswerHandler(signal, settle, bodyFor),
         );
-      if (!hooks.sign && !hooks.answer) return call();
-      return sendHooked(hooks, { method: 'POST', url, headers, body: req.body }, urlCall(req), call, (err) => mapError(err, abort));
+      if (!hooked) return call();
+      return sendHooked(hooks, { method: 'POST', url, headers, body: req.body }, hooked, call, (err) => mapError(err, abort));
     },
     toError(status, headers, bodyText) {
       return (hooks.toError ?? upstreamHttpError)(config, status, headers, scrubCredential(bodyText, config));
@@ -154,6 +161,11 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
 function urlCall(req: UpstreamRequest): UrlCall {
   const model = typeof req.model === 'string' ? req.model : typeof req.json.model === 'string' ? req.json.model : undefined;
   return { protocol: req.protocol, operation: req.operation, model, stream: req.stream !== false };
+}
+
+/** The kind's `streamBody` for one call. */
+function streamBodyFor(streamBody: NonNullable<HttpHooks['streamBody']>, call: UrlCall): BodyFor {
+  return (status, headers, upstream) => streamBody(call, status, headers, upstream);
 }
 
 /** A call through the kind's `sign` and `answer` hooks; their failures are mapped as the call's own. */

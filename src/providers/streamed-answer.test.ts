@@ -5,9 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chatProvider, sendChat } from '../../test/helpers/chat-provider.js';
 import { GatewayError } from '../errors.js';
 import { readText } from '../pipeline/relay/answer-body.js';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { CallAbort } from './abort.js';
 import type { Provider, UpstreamResponse } from './types.js';
+import { type FedBody, StreamAnswerHandler, type UpstreamControl } from './streamed-answer.js';
 
 /** An upstream whose answer each test picks by path; it keeps the connection each route was last asked on. */
 let server: Server;
@@ -282,5 +284,60 @@ describe('a streamed answer (a request that asked for a stream)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.link).toBeUndefined();
     expect(await read(res.body).done).toEqual({ text: sse(7) });
+  });
+});
+
+/** A kind's own body, for the seam's test: what it is fed, upper-cased. */
+class UpperBody extends Readable implements FedBody {
+  constructor(readonly upstream: UpstreamControl) {
+    super();
+  }
+  feed(chunk: Buffer): boolean {
+    return this.push(Buffer.from(chunk.toString('latin1').toUpperCase(), 'latin1'));
+  }
+  finish(): void {
+    this.push(null);
+  }
+  override _read(): void {
+    this.upstream.resume();
+  }
+}
+
+describe("a kind's own body for a streamed answer (HttpHooks.streamBody)", () => {
+  it.each([
+    ['as they came', undefined],
+    ['decoded from gzip', 'gzip'],
+  ])('is fed the chunks %s, then the end, and is the answer\'s body', async (_name, encoding) => {
+    let answer: UpstreamResponse | undefined;
+    let asked: { status: number; type: unknown } | undefined;
+    const handler = new StreamAnswerHandler(
+      new CallAbort(),
+      (err, a) => {
+        if (err) throw err;
+        answer = a;
+      },
+      (status, headers, upstream) => {
+        asked = { status, type: headers['content-type'] };
+        return new UpperBody(upstream);
+      },
+    );
+    const raw = [Buffer.from('content-type'), Buffer.from('application/x-own'), ...(encoding ? [Buffer.from('content-encoding'), Buffer.from(encoding)] : [])];
+    handler.onHeaders(200, raw, () => undefined);
+    const bytes = (text: string) => (encoding ? gzipSync(text) : Buffer.from(text));
+    handler.onData(bytes('first '));
+    handler.onData(bytes('second'));
+    handler.onComplete();
+    expect(asked).toEqual({ status: 200, type: 'application/x-own' });
+    expect(answer?.body).toBeInstanceOf(UpperBody);
+    expect((await read(answer!.body).done).text).toBe('FIRST SECOND');
+  });
+
+  it('a kind that declines keeps the bytes as they came', async () => {
+    let answer: UpstreamResponse | undefined;
+    const handler = new StreamAnswerHandler(new CallAbort(), (_err, a) => (answer = a), () => undefined);
+    handler.onHeaders(200, [Buffer.from('content-type'), Buffer.from('text/event-stream')], () => undefined);
+    handler.onData(Buffer.from(sse(1)));
+    handler.onComplete();
+    expect((await read(answer!.body).done).text).toBe(sse(1));
   });
 });

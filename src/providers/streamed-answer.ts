@@ -10,25 +10,51 @@ import type { UpstreamResponse } from './types.js';
 import { AnswerDecoder, UnreadableEncoding, decodedHeaders, decodingFor } from './decode-answer.js';
 import { headersOf } from './whole-answer.js';
 
+/** The upstream call behind a streamed body: resumed when its reader wants more, aborted when it leaves. */
+export interface UpstreamControl {
+  resume(): void;
+  abort(reason: Error): void;
+}
+
 /**
- * The body of a streamed answer. A push past the high-water mark makes the handler tell undici to
- * stop reading the socket, until the reader wants more (`_read`); destroyed by its reader before
+ * The body a streamed answer is read into, fed each chunk as it arrives: the upstream's bytes as
+ * they came (`StreamedBody`), or what a kind reads them as, for an upstream that frames its stream
+ * its own way (`HttpHooks.streamBody`), with no stream in between. Destroyed by its reader before
  * the end, it stops the upstream call.
  */
-class StreamedBody extends Readable {
-  constructor(
-    private readonly resumeUpstream: () => void,
-    private readonly abortUpstream: (reason: Error) => void,
-  ) {
+export interface FedBody extends Readable {
+  /** The next chunk of the upstream's body; false asks the upstream to wait until the body's `_read`. */
+  feed(chunk: Buffer): boolean;
+  /** The upstream's body is complete. */
+  finish(): void;
+}
+
+/** A kind's own body for an answer with this status and these headers; undefined for the bytes as they came. */
+export type BodyFor = (status: number, headers: Record<string, string | string[] | undefined>, upstream: UpstreamControl) => FedBody | undefined;
+
+/**
+ * The body of a streamed answer, its bytes as they came. A push past the high-water mark makes the
+ * handler tell undici to stop reading the socket, until the reader wants more (`_read`).
+ */
+class StreamedBody extends Readable implements FedBody {
+  constructor(private readonly upstream: UpstreamControl) {
     super();
   }
 
+  feed(chunk: Buffer): boolean {
+    return this.push(chunk);
+  }
+
+  finish(): void {
+    this.push(null);
+  }
+
   override _read(): void {
-    this.resumeUpstream();
+    this.upstream.resume();
   }
 
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
-    if (!this.readableEnded) this.abortUpstream(err ?? new Error('The upstream body was destroyed by its reader.'));
+    if (!this.readableEnded) this.upstream.abort(err ?? new Error('The upstream body was destroyed by its reader.'));
     callback(err);
   }
 }
@@ -41,13 +67,14 @@ type Settle = (err: Error | undefined, answer: UpstreamResponse | undefined) => 
  * go to the body as its 'error'.
  */
 export class StreamAnswerHandler extends AbortableCall implements Dispatcher.DispatchHandler {
-  private body: StreamedBody | undefined;
+  private body: FedBody | undefined;
   private done = false;
   private decoder: AnswerDecoder | undefined;
 
   constructor(
     signal: CallAbort,
     private readonly settle: Settle,
+    private readonly bodyFor?: BodyFor,
   ) {
     super(signal);
   }
@@ -70,31 +97,29 @@ export class StreamAnswerHandler extends AbortableCall implements Dispatcher.Dis
       }
     } else if (decoding) {
       headers = decodedHeaders(headers);
-      const body = new StreamedBody(
-        () => decoder.resume(),
-        (reason) => {
+      const upstream: UpstreamControl = {
+        resume: () => decoder.resume(),
+        abort: (reason) => {
           decoder.destroy();
           abort(reason);
         },
-      );
-      const decoder = new AnswerDecoder(
-        decoding,
-        { data: (chunk) => body.push(chunk), end: () => body.push(null), error: (err) => body.destroy(err) },
-        resume,
-      );
+      };
+      const body = this.bodyFor?.(statusCode, headers, upstream) ?? new StreamedBody(upstream);
+      const decoder = new AnswerDecoder(decoding, { data: (chunk) => body.feed(chunk), end: () => body.finish(), error: (err) => body.destroy(err) }, resume);
       this.decoder = decoder;
       this.body = body;
       this.settle(undefined, { status: statusCode, headers, body });
       return true;
     }
-    this.body = new StreamedBody(resume, abort);
+    const upstream: UpstreamControl = { resume, abort };
+    this.body = this.bodyFor?.(statusCode, headers, upstream) ?? new StreamedBody(upstream);
     this.settle(undefined, { status: statusCode, headers, body: this.body });
     return true;
   }
 
   onData(chunk: Buffer): boolean {
     if (this.decoder) return this.decoder.write(chunk);
-    return this.body ? this.body.push(chunk) : true;
+    return this.body ? this.body.feed(chunk) : true;
   }
 
   onComplete(): void {
@@ -119,7 +144,7 @@ export class StreamAnswerHandler extends AbortableCall implements Dispatcher.Dis
     this.release();
     const { body } = this;
     if (!body) this.settle(err ?? new Error('The upstream ended without an answer.'), undefined);
-    else if (!err) body.push(null);
+    else if (!err) body.finish();
     // As undici's own request body: destroyed a microtask later, so that a reader handed the answer just
     // before is listening by then (a Readable's 'error' with no listener would throw).
     else queueMicrotask(() => body.destroy(err));

@@ -195,6 +195,35 @@ describe('bedrock with credentials from the environment', () => {
     expect(upstream.received).toHaveLength(1);
   });
 
+  it('a message whose checksum does not match after the first chunk ends the caller\'s stream with its error event', async () => {
+    const spoil = (frame: Buffer) => {
+      frame[frame.length - 1]! ^= 1;
+      return frame;
+    };
+    upstream.always(fakeBedrock({ ...FAKE, spoiled: { afterChunks: 3, spoil } }));
+    const stream = anthropic.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] });
+    let text = '';
+    stream.on('text', (delta) => {
+      text += delta;
+    });
+    await expect(stream.finalMessage()).rejects.toThrow(/broke off: Provider 'aws' sent an answer the gateway cannot read: an event-stream message whose checksum does not match/);
+    // What came before the broken message reached the caller.
+    expect(text.length).toBeGreaterThan(0);
+    expect(CANNED_TEXT.startsWith(text)).toBe(true);
+    expect(upstream.received).toHaveLength(1);
+  });
+
+  it('a message claiming a length past the gateway\'s limit before the first chunk fails the call, and is not retried as a busy provider would be', async () => {
+    const spoil = (frame: Buffer) => {
+      frame.writeUInt32BE(0xfffffff0, 0);
+      return frame;
+    };
+    upstream.always(fakeBedrock({ ...FAKE, spoiled: { afterChunks: 0, spoil } }));
+    const err = await anthropic.messages.stream({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] }).finalMessage().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Anthropic.APIError);
+    expect(String(err)).toMatch(/cannot read: an event-stream message of 4294967280 bytes is larger than the limit/);
+  });
+
   it("Bedrock's OpenAI-compatible Chat serves a model on protocols [\"chat\"], signed the same way", async () => {
     const chat = await openai.chat.completions.create({ model: 'gpt-oss', messages: [{ role: 'user', content: 'hi' }] });
     expect(chat.choices[0]?.message.content).toBe(CANNED_TEXT);

@@ -58,6 +58,8 @@ export interface FakeBedrockOptions {
   readonly apiKey?: string;
   /** The next streams' exception frame. */
   readonly exception?: InjectedException;
+  /** The next streams' message after this many chunks, changed by `spoil` (a checksum broken, a length that lies). */
+  readonly spoiled?: { readonly afterChunks: number; readonly spoil: (frame: Buffer) => Buffer };
   /**
    * Accepts an InvokeModel body as Anthropic's API takes it (`model`, `stream`, no version): for the
    * provider contract, which sends bodies as prepared, before the pipeline's envelope.
@@ -213,7 +215,7 @@ function route(req: Received, res: ServerResponse, options: FakeBedrockOptions):
     sendJson(res, 200, message, { 'x-amzn-requestid': 'fake-request-id', 'x-amzn-bedrock-input-token-count': '10' });
     return;
   }
-  sendEventStream(res, streamEvents(message), options.exception);
+  sendEventStream(res, streamEvents(message), options.exception, options.spoiled);
 }
 
 /** The model's answer; a request it refuses is Bedrock's ValidationException, with the model's message. */
@@ -328,16 +330,31 @@ export function exceptionFrame(type: string, message: string): Uint8Array {
   });
 }
 
-/** Writes the events as an event stream, with the exception frame where it was asked for. */
-export function sendEventStream(res: ServerResponse, events: readonly unknown[], exception?: InjectedException): void {
+/**
+ * Writes the events as an event stream, with the exception frame where it was asked for. A spoiled
+ * message and what follows it go a moment after the rest, so that the gateway has begun relaying.
+ */
+export function sendEventStream(res: ServerResponse, events: readonly unknown[], exception?: InjectedException, spoiled?: FakeBedrockOptions['spoiled']): void {
   res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': 'fake-request-id' });
   const frames: Uint8Array[] = [];
+  const later: Uint8Array[] = [];
   events.forEach((event, i) => {
     if (exception?.afterChunks === i) frames.push(exceptionFrame(exception.type, exception.message));
-    if (exception === undefined || i < exception.afterChunks) frames.push(chunkFrame(event));
+    if (exception !== undefined && i >= exception.afterChunks) return;
+    if (spoiled === undefined || i < spoiled.afterChunks) frames.push(chunkFrame(event));
+    else later.push(i === spoiled.afterChunks ? spoiled.spoil(Buffer.from(chunkFrame(event))) : chunkFrame(event));
   });
   // Cut the bytes across message boundaries, as a network may.
-  const all = Buffer.concat(frames);
-  for (let at = 0; at < all.length; at += 97) res.write(all.subarray(at, at + 97));
-  res.end();
+  const write = (bytes: Buffer) => {
+    for (let at = 0; at < bytes.length; at += 97) res.write(bytes.subarray(at, at + 97));
+  };
+  write(Buffer.concat(frames));
+  if (later.length === 0) {
+    res.end();
+    return;
+  }
+  setTimeout(() => {
+    write(Buffer.concat(later));
+    res.end();
+  }, 50);
 }

@@ -11,7 +11,7 @@ import type { ProviderConfig } from '../../config/types.js';
 import { GatewayError } from '../../errors.js';
 import { createHttpProvider, transportError, type HttpHooks } from '../http.js';
 import { defineKind } from '../kind.js';
-import { bedrockAnswer } from './answer.js';
+import { bedrockAnswer, bedrockStreamBody } from './answer.js';
 import { bedrockEnvelope } from './envelope.js';
 import { bedrockHttpError } from './errors.js';
 import { UnreadableAnswer } from './event-stream.js';
@@ -32,6 +32,7 @@ function hooks(config: ProviderConfig): HttpHooks {
     credential: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
     ...(signed ? { sign: sigV4(config, region!) } : {}),
     answer: bedrockAnswer,
+    streamBody: bedrockStreamBody,
     toError: bedrockHttpError,
     transportError: (err, provider, signal) => {
       if (err instanceof UnreadableAnswer && !signal?.aborted) {
