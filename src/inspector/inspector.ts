@@ -74,6 +74,8 @@ export interface Inspector {
   link(baseUrl: string): string;
   /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
   addRecorded(json: ExchangeJson, bytes: number): void;
+  /** Rows from before a restart, oldest first (`from-ledger.ts`), added before any request of this run. */
+  addRestored(facts: readonly ExchangeJson[]): void;
   /** The recording's lines that were not exchanges (recording mode), for the page to say so. */
   skippedLines(skipped: SkippedLines): void;
   /** Exchanges held now. */
@@ -258,6 +260,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     mount,
     link: (baseUrl) => `${baseUrl}${INSPECTOR_PREFIX}/?token=${auth.issueToken()}`,
     addRecorded: (json, bytes) => void store.addRecorded(json, bytes),
+    addRestored: (facts) => {
+      for (const json of facts) store.addRestored(json);
+    },
     skippedLines: (lines) => {
       skipped = lines.count > 0 ? lines : undefined;
     },

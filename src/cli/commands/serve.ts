@@ -11,6 +11,8 @@ import { ExitError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
 import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { mayInspect } from '../../inspector/sign-in.js';
+import { keepsLedger } from '../../budgets/plan.js';
+import { ledgerFacts, readLedgerTail } from '../../inspector/from-ledger.js';
 import { clearLinkKey, linkKeyFile, newLinkKey, writeLinkKey } from '../../inspector/link-key.js';
 import { createGateway, DEFAULT_CAPTURE_LIMIT, type Gateway, type GatewayOptions } from '../../server/gateway.js';
 import { DEFAULT_HOST } from '../../config/defaults.js';
@@ -100,6 +102,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
           },
         });
   const dir = dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() });
+  if (inspector !== undefined && keepsLedger(config)) await restoreHistory(inspector, ledgerDir(dir), flags.inspectorKeep ?? config.inspector.keep, logger);
   const secret = loadInstallSecret(dir);
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
@@ -204,6 +207,20 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   if (flags.backgroundState !== undefined) clearState(flags.backgroundState, process.pid);
   if (linkFile !== undefined) clearLinkKey(linkFile, linkKey!);
   logger.info(chalk.gray('stopped'));
+}
+
+/**
+ * The inspector's rows from before this start: the last `keep` requests of the usage ledger, their facts only.
+ * A ledger that cannot be read costs the history, not the start.
+ */
+async function restoreHistory(inspector: Inspector, dir: string, keep: number, logger: Logger): Promise<void> {
+  try {
+    const tail = await readLedgerTail(dir, keep);
+    inspector.addRestored(tail.entries.map((e, i) => ledgerFacts(e, i)));
+    if (tail.skipped > 0) logger.info(`inspector: ${tail.skipped} line(s) at the end of the usage ledger were not entries, and were skipped`);
+  } catch (err) {
+    logger.info(`inspector: the usage ledger could not be read (${printable((err as Error).message)}): no history from before this start`);
+  }
 }
 
 /** Writes the link key for `status --link`; the file's path, or undefined (said once) when the data folder cannot hold it. */
