@@ -25,7 +25,7 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector: rows from before a rest
     ({ browser, gw, inspector } = env);
     const line = (model: string, usd: number) =>
       `${JSON.stringify({ v: 1, time: new Date(Date.now() - 3_600_000).toISOString(), group: 'dev', key: 'alice', keyId: 'abcd1234', model, provider: 'openai', upstreamModel: 'gpt-upstream', status: 200, input: 1200, output: 34, cacheRead: 0, cacheWrite: 0, usd, priced: 'catalogue' })}\n`;
-    writeFileSync(join(dir, '2026-11.jsonl'), line('ledgered-one', 0.0012) + 'not a ledger line\n' + line('ledgered-two', 0.0034));
+    writeFileSync(join(dir, '2026-11.jsonl'), `${line('ledgered-one', 0.0012)}not a ledger line\n${line('ledgered-two', 0.0034)}`);
     const { entries } = await readLedgerTail(dir, 300);
     inspector.addRestored(entries.map((e, i) => ledgerFacts(e, i)));
     const res = await call(`${gw.url}/v1/chat/completions`, {
