@@ -2,7 +2,8 @@
  * The ledger's tail read back as the inspector's rows from before a restart: newest month files
  * first, within a byte budget, hostile lines skipped and counted.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -78,6 +79,14 @@ describe('reading the ledger tail', () => {
     const tail = await readLedgerTail(dir, count);
     expect(models(tail.entries)).toEqual(expected);
     expect(tail.skipped).toBe(skipped);
+  });
+
+  it('skips a month file that is not a file (a FIFO, a folder) without waiting on it', async () => {
+    const dir = ledger({ '2026-10.jsonl': lines('2026-10', 0, 2) });
+    execFileSync('mkfifo', [join(dir, '2026-11.jsonl')]);
+    mkdirSync(join(dir, '2026-12.jsonl'));
+    const tail = await readLedgerTail(dir, 5);
+    expect(models(tail.entries)).toEqual(['model-0', 'model-1']);
   });
 
   it('reads no more than its budget, leaving out a line the budget cuts into', async () => {

@@ -8,6 +8,7 @@
  * a line that is not an entry, or longer than the ledger's own cap, is skipped and counted, and a
  * line cut by the budget's edge is not read at all.
  */
+import { constants } from 'node:fs';
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type LedgerEntry, parseEntry } from '../ledger/entry.js';
@@ -59,14 +60,16 @@ export async function readLedgerTail(dir: string, count: number, budget = Math.m
 async function readTail(file: string, max: number): Promise<{ lines: string[]; read: number }> {
   let handle: FileHandle;
   try {
-    handle = await open(file, 'r');
+    // Not blocking on open: a FIFO put in the ledger's place would otherwise hold the start up for good.
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return { lines: [], read: 0 };
   }
   try {
-    const { size } = await handle.stat();
-    const length = Math.min(size, max);
-    const from = size - length;
+    const stat = await handle.stat();
+    if (!stat.isFile()) return { lines: [], read: 0 };
+    const length = Math.min(stat.size, max);
+    const from = stat.size - length;
     const buffer = Buffer.alloc(length);
     let got = 0;
     while (got < length) {
