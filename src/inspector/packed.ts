@@ -37,29 +37,18 @@ export interface PackedDelta {
   readonly parsedJson: boolean;
 }
 
-/** An attempt's bodies; the rest of it (its headers among them) is in the exchange's `heads`. */
-export interface PackedAttempt {
+export interface PackedAttempt extends Omit<UpstreamAttempt, 'body' | 'response'> {
   readonly body: PackedBody | PackedDelta;
   readonly response: PackedBody;
 }
 
-/** What `heads` holds, as JSON: the headers and each attempt's facts, read only when someone opens the exchange. */
-interface Heads {
-  readonly request: Exchange['requestHeaders'];
-  readonly response: Exchange['responseHeaders'] | undefined;
-  readonly attempts: readonly Omit<UpstreamAttempt, 'body' | 'response'>[];
-}
-
 export interface PackedExchange {
   readonly bytes: number;
-  /**
-   * The headers and the attempts' facts as one string: a few hundred request and header strings kept
-   * alive as objects cost every collection until they are promoted; one string costs almost nothing.
-   */
-  readonly heads: string;
+  readonly requestHeaders: Exchange['requestHeaders'];
   readonly request: PackedBody;
   readonly attempts: readonly PackedAttempt[];
   readonly responseStatus: number | undefined;
+  readonly responseHeaders: Exchange['responseHeaders'] | undefined;
   readonly response: PackedBody;
   readonly responseIsUpstream: boolean | undefined;
 }
@@ -185,25 +174,21 @@ export function packRecord(record: RequestRecord, arena: Arena): PackedRecord {
   if (!x) return { facts, exchange: undefined, bytes: 0, firstAt: 0 };
   const request = packBody(x.request, arena);
   let bytes = request.length;
-  const attempts: PackedAttempt[] = [];
-  const attemptFacts: Heads['attempts'][number][] = [];
-  for (const a of x.attempts) {
+  const attempts = x.attempts.map((a): PackedAttempt => {
     const body = packAttemptBody(a.body, x.request, arena);
     const response = packBody(a.response, arena);
     bytes += ('head' in body ? 0 : body.length) + response.length;
-    attempts.push({ body, response });
-    const { body: _body, response: _response, ...rest } = a;
-    attemptFacts.push(rest);
-  }
-  const heads: Heads = { request: x.requestHeaders, response: x.responseHeaders, attempts: attemptFacts };
+    return { ...a, body, response };
+  });
   const response = packBody(x.response, arena);
   bytes += response.length;
   const exchange: PackedExchange = {
     bytes,
-    heads: JSON.stringify(heads),
+    requestHeaders: x.requestHeaders,
     request,
     attempts,
     responseStatus: x.responseStatus,
+    responseHeaders: x.responseHeaders,
     response,
     responseIsUpstream: x.responseIsUpstream,
   };
@@ -231,23 +216,21 @@ export function unpackRecord(p: PackedRecord, arena: Arena): RequestRecord {
   const request = unpackBody(x.request, arena);
   const response = unpackBody(x.response, arena);
   if (!request || !response) return p.facts;
-  const heads = JSON.parse(x.heads) as Heads;
   const attempts: UpstreamAttempt[] = [];
-  for (const [i, a] of x.attempts.entries()) {
+  for (const a of x.attempts) {
     const body = 'head' in a.body ? unpackAttemptBody(a.body, request) : unpackBody(a.body, arena);
     const answer = unpackBody(a.response, arena);
-    const facts = heads.attempts[i];
-    if (!body || !answer || !facts) return p.facts;
-    attempts.push({ ...facts, body, response: answer });
+    if (!body || !answer) return p.facts;
+    attempts.push({ ...a, body, response: answer });
   }
   const exchange: Exchange = {
     limit: x.bytes,
     bytes: x.bytes,
-    requestHeaders: heads.request,
+    requestHeaders: x.requestHeaders,
     request,
     attempts,
     ...(x.responseStatus !== undefined ? { responseStatus: x.responseStatus } : {}),
-    ...(heads.response !== undefined ? { responseHeaders: heads.response } : {}),
+    ...(x.responseHeaders !== undefined ? { responseHeaders: x.responseHeaders } : {}),
     response,
     ...(x.responseIsUpstream ? { responseIsUpstream: true } : {}),
   };
