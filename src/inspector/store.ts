@@ -94,9 +94,6 @@ export function createStore(options: StoreOptions = {}): Store {
   const slots: (StoreEntry | undefined)[] = new Array<StoreEntry | undefined>(capacity);
   // Allocated slab by slab as bodies come: a store that only ever holds a recording allocates none.
   const arena = createArena(maxBytes);
-  // Recorded and restored entries by id (a recording may hold thousands to look up as it loads). Live and
-  // kept ones are found by a scan of the ring instead: no map to update on every request, and a page's
-  // look-up by id is off the request path.
   const byId = new Map<string, StoreEntry>();
   /** For recorded ids seen more than once: the suffix to try next. */
   const repeats = new Map<string, number>();
@@ -108,13 +105,6 @@ export function createStore(options: StoreOptions = {}): Store {
   let evicted = 0;
 
   const count = () => nextSeq - headSeq;
-  const scan = (id: string) => {
-    for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
-      const e = slots[seq % capacity];
-      if (e !== undefined && e.kind !== 'recorded' && e.id === id) return e;
-    }
-    return undefined;
-  };
   const dropOldest = () => {
     const old = slots[headSeq % capacity];
     slots[headSeq % capacity] = undefined;
@@ -122,7 +112,7 @@ export function createStore(options: StoreOptions = {}): Store {
     evicted++;
     if (old) {
       bytes -= old.bytes;
-      if (old.kind === 'recorded') byId.delete(old.id);
+      byId.delete(old.id);
     }
   };
 
@@ -153,7 +143,7 @@ export function createStore(options: StoreOptions = {}): Store {
     const entry = make(nextSeq);
     slots[nextSeq % capacity] = entry;
     nextSeq++;
-    if (entry.kind === 'recorded') byId.set(entry.id, entry);
+    byId.set(entry.id, entry);
     bytes += entry.bytes;
     evictToFit();
     return entry;
@@ -177,19 +167,12 @@ export function createStore(options: StoreOptions = {}): Store {
     endLive(record) {
       // Nothing kept (no page has been open, and no history): no lookup of an id that would have to be hashed first.
       if (count() === 0) return undefined;
-      // In flight, so among the newest unless it has run long: scanned from the newest, at most the ring.
-      let live: StoreEntry | undefined;
-      for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
-        const e = slots[seq % capacity];
-        if (e?.kind === 'live' && e.record === record) {
-          live = e;
-          break;
-        }
-      }
+      const live = byId.get(record.id);
       if (live?.kind !== 'live') return undefined;
       // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
       const entry: StoreEntry = { kind: 'kept', id: live.id, seq: live.seq, packed: packRecord(record, arena), arena, ended: true, bytes: ENTRY_OVERHEAD };
       slots[live.seq % capacity] = entry;
+      byId.set(entry.id, entry);
       return entry;
     },
     addRecorded(json, size) {
@@ -207,7 +190,7 @@ export function createStore(options: StoreOptions = {}): Store {
       const summary: ExchangeSummary = { ...summaryOfJson(json), bodiesDropped: true, restored: true };
       return push((seq) => ({ kind: 'recorded', id: json.id, seq, json, ended: true, bodiesDropped: true, summary, bytes: ENTRY_OVERHEAD }));
     },
-    get: (id) => byId.get(id) ?? scan(id),
+    get: (id) => byId.get(id),
     entries() {
       const out: StoreEntry[] = [];
       for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
