@@ -83,6 +83,8 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .option('--no-inspector', 'no traffic inspector page at /_inspector/ (and no exchanges kept in memory for it)')
     .option('--inspector-keep <n>', 'exchanges the inspector keeps in memory (default 300)', parseCount)
     .option('--inspector-memory <MiB>', 'memory the kept exchanges may use, in MiB (default 64)', parseCount)
+    .option('--inspector-history', 'keep the recent past while no inspector page is open (overrides inspector.history)')
+    .option('--no-inspector-history', 'capture and keep exchanges only while an inspector page is open (overrides inspector.history)')
     .option('--inspector-stream-buffer <KiB>', "events an open page may leave unread before its live stream is cut, in KiB (default 1024)", parseCount)
     .option('--inspector-session-idle <hours>', 'an inspector sign-in ends after this many hours unused (default 24)', parseCount)
     .option('--inspector-session-max <hours>', 'and after this many hours however used; also how long the link works unopened (default 168)', parseCount)
@@ -264,6 +266,7 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
     .command('status')
     .description('show the gateway running in the background (or on the configured address)')
     .option('-c, --config <file>', 'config file for the address and data folder (default: search the current folder)')
+    .option('--link', 'also ask the running gateway for a fresh one-time inspector link (read from its key in the data folder: the local user only)')
     .action(async (flags: StatusFlags) => {
       const { status } = await import('./commands/status.js');
       await status(flags, io);

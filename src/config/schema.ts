@@ -222,7 +222,7 @@ const inspector = z
       // Off by default until its cost per request is within bounds (docs/performance.md, "The inspector").
       .default(false)
       .describe(
-        'Keep the recent past while no inspector page is open, so a page opened later shows it (default false: exchanges are captured and kept only while a page is open). Costs CPU and memory on every request.',
+        'Keep the recent past while no inspector page is open, so a page opened later shows it (default false: exchanges are captured and kept only while a page is open). Costs CPU and memory on every request. `--inspector-history` / `--no-inspector-history` override it.',
       ),
   })
   .describe('The traffic inspector at /_inspector (off with `serve --no-inspector`).');

@@ -5,6 +5,7 @@
  *
  *   GET /_inspector/?token=…              one-time link: sets the cookie, redirects to the page
  *   POST /_inspector/sign-in              key=… of a group with `inspect: true` (when `signIn` is given): the same
+ *   POST /_inspector/link                 a fresh one-time link, for the local user holding the link key (link-key.ts)
  *   GET /_inspector/                      the page (inspector.js, inspector.css beside it)
  *   GET /_inspector/api/exchanges         the list, newest first
  *   GET /_inspector/api/exchanges/:id     one exchange in full
@@ -21,6 +22,8 @@ import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } f
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { conversationOf } from './conversation.js';
 import { queryWords, searchBodies } from './search.js';
+import { isLoopbackAddress, LINK_PATH, linkKeyMatcher } from './link-key.js';
+import { isOwnOrigin } from '../server/host-guard.js';
 import { readSignIn, SIGN_IN_CSP, signInPage, wrongKeyThrottle } from './sign-in.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
@@ -45,6 +48,11 @@ export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions
    * is captured and kept, so a page opened later shows it. False: only while a page is open.
    */
   readonly history?: boolean;
+  /**
+   * The key that gets a fresh one-time link from `POST /_inspector/link` over loopback (`link-key.ts`).
+   * Absent: no link but the printed one.
+   */
+  readonly linkKey?: string;
 }
 
 /** Long enough for a page reload or EventSource's reconnect (3 s) to keep capturing. */
@@ -66,6 +74,8 @@ export interface Inspector {
   link(baseUrl: string): string;
   /** Adds a recorded exchange (recording mode). `bytes` is its size as read. */
   addRecorded(json: ExchangeJson, bytes: number): void;
+  /** Rows from before a restart, oldest first (`from-ledger.ts`), added before any request of this run. */
+  addRestored(facts: readonly ExchangeJson[]): void;
   /** The recording's lines that were not exchanges (recording mode), for the page to say so. */
   skippedLines(skipped: SkippedLines): void;
   /** Exchanges held now. */
@@ -83,7 +93,7 @@ const SECURITY_HEADERS = {
 
 const NOT_SIGNED_IN =
   'Open the inspector through the link model-gateway printed when it started (it carries a one-time token).\n' +
-  'Each link works once, and a session ends when unused for a while; restart the gateway for a new link,\n' +
+  'Each link works once, and a session ends when unused for a while; model-gateway status --link prints a new one,\n' +
   'or sign in at /_inspector/ with a key of a key group that has inspect: true.\n';
 
 export function createInspector(options: InspectorOptions = {}): Inspector {
@@ -180,15 +190,22 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     return text(res, 404, 'Not found.\n');
   }
 
-  const throttle = wrongKeyThrottle();
+  const throttle = wrongKeyThrottle(options.now);
+  const linkKeyMatches = options.linkKey !== undefined ? linkKeyMatcher(options.linkKey) : undefined;
   const signInPageFor = (res: ServerResponse, status: number, note?: string) =>
     // `same-origin`, not `no-referrer`: under the latter a browser posts the form with `Origin: null`, which the host guard refuses.
     send(res, status, 'text/html; charset=utf-8', signInPage(INSPECTOR_PREFIX, note), { 'content-security-policy': SIGN_IN_CSP, 'referrer-policy': 'same-origin' });
   const signInWithKey = async (req: IncomingMessage, res: ServerResponse, check: (key: string) => boolean) => {
-    if (throttle.blocked()) return signInPageFor(res, 429, 'Too many wrong keys: try again in a minute.');
+    if (!isOwnOrigin(req.headers.origin, req.headers.host)) {
+      return signInPageFor(res, 403, "Sign in from the inspector's own page: this form was not posted from it.");
+    }
+    const address = req.socket.remoteAddress;
+    if (throttle.blocked(address)) {
+      return signInPageFor(res, 429, 'Too many wrong keys: try again in a minute.');
+    }
     const key = await readSignIn(req);
     if (key === undefined || !check(key)) {
-      throttle.failed();
+      throttle.failed(address);
       return signInPageFor(res, 401, 'That key may not sign in to the inspector.');
     }
     // A session as the printed link gives one: a token issued and spent at once.
@@ -202,6 +219,14 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     handle(req, res) {
       const url = new URL(req.url ?? '/', 'http://inspector.invalid');
       const path = url.pathname.slice(INSPECTOR_PREFIX.length);
+      if (path === LINK_PATH && linkKeyMatches) {
+        if (req.method !== 'POST') return text(res, 405, 'Ask for a link with a POST.\n', { allow: 'POST' });
+        // Only the local user can read the key; a caller on the network is refused whatever it holds.
+        if (!isLoopbackAddress(req.socket.remoteAddress) || !linkKeyMatches(req.headers.authorization)) {
+          return text(res, 403, 'A fresh link is given only to the local user who can read the link key in the data folder.\n');
+        }
+        return sendJson(res, 200, { path: `${INSPECTOR_PREFIX}/?token=${auth.issueToken()}` });
+      }
       const check = options.signIn;
       if (path === '/sign-in' && check) {
         if (req.method !== 'POST') return text(res, 405, 'Sign in with a POST of the form.\n', { allow: 'POST' });
@@ -235,6 +260,9 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     mount,
     link: (baseUrl) => `${baseUrl}${INSPECTOR_PREFIX}/?token=${auth.issueToken()}`,
     addRecorded: (json, bytes) => void store.addRecorded(json, bytes),
+    addRestored: (facts) => {
+      for (const json of facts) store.addRestored(json);
+    },
     skippedLines: (lines) => {
       skipped = lines.count > 0 ? lines : undefined;
     },

@@ -168,7 +168,8 @@ function unpackAttemptBody(p: PackedBody | PackedDelta, client: CapturedBody): C
 
 export function packRecord(record: RequestRecord, arena: Arena): PackedRecord {
   // The copy leaves the captured exchange, with its chunk lists, to be collected with the request.
-  const facts: RequestRecord = { ...record, exchange: undefined };
+  // Nor is its trace kept: the spans have ended with the request.
+  const facts: RequestRecord = { ...record, exchange: undefined, trace: undefined };
   const x = record.exchange;
   if (!x) return { facts, exchange: undefined, bytes: 0, firstAt: 0 };
   const request = packBody(x.request, arena);
@@ -194,11 +195,15 @@ export function packRecord(record: RequestRecord, arena: Arena): PackedRecord {
   return { facts, exchange, bytes, firstAt: firstWritten(exchange) };
 }
 
-/** The position of the first body written (the request's, unless it was empty). */
+/** The position of the first body written (the request's, unless it was empty), in the order packRecord wrote them. */
 function firstWritten(x: PackedExchange): number {
-  const bodies: (PackedBody | PackedDelta)[] = [x.request, ...x.attempts.flatMap((a) => [a.body, a.response]), x.response];
-  for (const b of bodies) if (!('head' in b) && b.length > 0) return b.at;
-  return Number.POSITIVE_INFINITY;
+  if (x.request.length > 0) return x.request.at;
+  // Runs once per request: plain loops, no arrays of the bodies built to search them.
+  for (const a of x.attempts) {
+    if (!('head' in a.body) && a.body.length > 0) return a.body.at;
+    if (a.response.length > 0) return a.response.at;
+  }
+  return x.response.length > 0 ? x.response.at : Number.POSITIVE_INFINITY;
 }
 
 /** Whether the arena still holds the record's bodies. */

@@ -82,7 +82,7 @@ describe('inspector sessions', () => {
       // Ended for good, and every path says so.
       const page = await call(`${gw.url}/_inspector/`, { method: 'GET', headers: { cookie } });
       expect(page.status).toBe(401);
-      expect(page.text).toMatch(/restart the gateway for a new link/);
+      expect(page.text).toMatch(/model-gateway status --link prints a new one/);
       expect((await openStream(cookie)).status).toBe(401);
     }
   });

@@ -1,12 +1,17 @@
 /**
  * Signing in with a gateway key, for a second browser or after a cleared cookie: a key of a key group
  * with `inspect: true` opens a session as the printed link does. The form is the 401 page itself (no
- * script), posted to `/_inspector/sign-in` as a urlencoded `key`. Wrong keys are throttled across all
- * callers, so the form cannot be used to guess keys faster than the gateway's own endpoints allow.
+ * script), posted to `/_inspector/sign-in` as a urlencoded `key`. Wrong keys are throttled per client
+ * address, so the form cannot be used to guess keys faster than the gateway's own endpoints allow.
+ *
+ * Login CSRF: another site's page could post the form with the attacker's own key, signing the
+ * victim's browser in to a gateway whose page then shows the attacker what the victim sends. A browser
+ * sends `Origin` with every POST, so the form is accepted only with the gateway's own origin there.
  */
 import type { IncomingMessage } from 'node:http';
 import { hashKey } from '../config/keys.js';
 import type { Config } from '../config/types.js';
+import { clientBlock, newAuthThrottle, noteFailure, waitMs } from '../auth/throttle.js';
 
 /** Whether `key` (as a client sends it) is a key of a group with `inspect: true` in `config`. */
 export function mayInspect(config: Config, key: string): boolean {
@@ -16,8 +21,10 @@ export function mayInspect(config: Config, key: string): boolean {
 
 /** The most of a sign-in body read: a key is far shorter. */
 export const MAX_SIGN_IN_BYTES = 4096;
-/** Wrong keys allowed per minute, across all callers; past it every sign-in waits for the minute to end. */
+/** Wrong keys allowed per minute from one client address; past it that address's sign-ins wait for the minute to end. */
 export const WRONG_KEYS_PER_MINUTE = 10;
+/** Client addresses whose wrong keys are counted at once; past it the one counted longest ago is forgotten. */
+export const MAX_SIGN_IN_ADDRESSES = 4096;
 
 export const SIGN_IN_CSP = ["default-src 'none'", "form-action 'self'", "base-uri 'none'", "frame-ancestors 'none'"].join('; ');
 
@@ -69,25 +76,15 @@ export function readSignIn(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-/** Counts wrong keys in the current minute. */
-export function wrongKeyThrottle(now: () => number = Date.now): { readonly blocked: () => boolean; readonly failed: () => void } {
-  let windowStart = 0;
-  let count = 0;
-  const roll = () => {
-    const t = now();
-    if (t - windowStart >= 60_000) {
-      windowStart = t;
-      count = 0;
-    }
-  };
+/**
+ * Counts wrong keys per client address (IPv6 per /64) in a minute, as the gateway's own endpoints
+ * count failed keys (`auth/throttle.ts`): a caller past the limit waits for its minute to end, and
+ * cannot lock the form for everyone else. The table of addresses is bounded.
+ */
+export function wrongKeyThrottle(now: () => number = Date.now): { readonly blocked: (address: string | undefined) => boolean; readonly failed: (address: string | undefined) => void } {
+  const throttle = newAuthThrottle(MAX_SIGN_IN_ADDRESSES);
   return {
-    blocked: () => {
-      roll();
-      return count >= WRONG_KEYS_PER_MINUTE;
-    },
-    failed: () => {
-      roll();
-      count++;
-    },
+    blocked: (address) => waitMs(throttle, clientBlock(address), WRONG_KEYS_PER_MINUTE, now()) > 0,
+    failed: (address) => noteFailure(throttle, clientBlock(address), now()),
   };
 }

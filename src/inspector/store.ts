@@ -49,6 +49,8 @@ export interface Store {
   /** The request has ended: its entry is packed; returns it unless it was already dropped. */
   endLive(record: RequestRecord): StoreEntry | undefined;
   addRecorded(json: ExchangeJson, bytes: number): StoreEntry;
+  /** The facts of an exchange from before a restart (`from-ledger.ts`): a row without bodies, so marked. */
+  addRestored(json: ExchangeJson): StoreEntry;
   get(id: string): StoreEntry | undefined;
   /** Newest first. */
   entries(): StoreEntry[];
@@ -183,6 +185,10 @@ export function createStore(options: StoreOptions = {}): Store {
       }
       const kept = id === json.id ? json : { ...json, id };
       return push((seq) => ({ kind: 'recorded', id, seq, json: kept, ended: true, bodiesDropped: false, bytes: size }));
+    },
+    addRestored(json) {
+      const summary: ExchangeSummary = { ...summaryOfJson(json), bodiesDropped: true, restored: true };
+      return push((seq) => ({ kind: 'recorded', id: json.id, seq, json, ended: true, bodiesDropped: true, summary, bytes: ENTRY_OVERHEAD }));
     },
     get: (id) => byId.get(id),
     entries() {

@@ -124,11 +124,32 @@ function originAccepted(origin: string, host: string | undefined, allowedHosts: 
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
   if (listed(url.hostname, allowedHosts)) return true;
+  return sameHost(url, host);
+}
+
+/** The gateway's own origin: the page was loaded from the very host and port this request went to. */
+function sameHost(url: URL, host: string | undefined): boolean {
   if (host === undefined) return false;
-  // The gateway's own origin: the page was loaded from the very host and port this request went to.
   try {
     return new URL(`${url.protocol}//${host}`).host === url.host;
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether `origin` is the gateway's own (the `Host` the request was sent to, over HTTP or, behind a
+ * proxy that ends TLS, HTTPS), and nothing
+ * else: no absent Origin, no `null`, no name of `server.allowedHosts` other than the one this request named.
+ * For what a browser must have posted from the gateway's own page (the inspector's sign-in form).
+ */
+export function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin && sameHost(url, host);
 }

@@ -77,13 +77,13 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('signing in to the inspector with a key
 
   it('throttles wrong keys and reads no more than a small body', async () => {
     const post = (body: string) =>
-      call(`${gw.url}/_inspector/sign-in`, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+      call(`${gw.url}/_inspector/sign-in`, { headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(gw.url).origin }, body });
     const big = await post(`key=${'x'.repeat(10_000)}`).catch(() => ({ status: 0 }));
     expect([0, 401]).toContain(big.status);
     const statuses: number[] = [];
     for (let i = 0; i < 12; i++) statuses.push((await post('key=wrong')).status);
     expect(statuses).toContain(429);
-    // Even the right key waits out the minute once it is reached.
+    // Even the right key waits out the minute once it is reached, from the address that reached it.
     expect((await post(`key=${INSPECT_KEY}`)).status).toBe(429);
     expect((await call(`${gw.url}/_inspector/sign-in`, { method: 'GET' })).status).toBe(405);
   });

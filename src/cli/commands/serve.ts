@@ -8,9 +8,11 @@ import { loadConfig } from '../../config/load.js';
 import { shownEndpoint, tracingSettings } from '../../tracing/settings.js';
 import type { Config, InspectorConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
-import { createLogger } from '../../log/logger.js';
+import { createLogger, type Logger } from '../../log/logger.js';
 import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { mayInspect } from '../../inspector/sign-in.js';
+import { ledgerFacts, readLedgerTail } from '../../inspector/from-ledger.js';
+import { clearLinkKey, linkKeyFile, newLinkKey, writeLinkKey } from '../../inspector/link-key.js';
 import { createGateway, DEFAULT_CAPTURE_LIMIT, type Gateway, type GatewayOptions } from '../../server/gateway.js';
 import { DEFAULT_HOST } from '../../config/defaults.js';
 import { dataDir, ledgerDir } from '../../storage/data-dir.js';
@@ -39,6 +41,8 @@ export interface ServeFlags {
   inspector?: boolean;
   inspectorKeep?: number;
   inspectorMemory?: number;
+  /** `--inspector-history` / `--no-inspector-history`; undefined when neither is given (the config's `inspector.history`). */
+  inspectorHistory?: boolean;
   inspectorStreamBuffer?: number;
   inspectorSessionIdle?: number;
   inspectorSessionMax?: number;
@@ -84,17 +88,21 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   // without, only while a page is open (see captureWhile).
   // A key may sign in to the inspector as the config being served says (read at each sign-in, so a reload counts).
   let served: () => Config | undefined = () => undefined;
+  // `status --link` asks for a fresh link with this key, written for the local user once the port is known.
+  const linkKey = flags.inspector === false ? undefined : newLinkKey();
   const inspector =
     flags.inspector === false
       ? undefined
       : createInspector({
           ...inspectorOptions(flags, config.inspector),
+          ...(linkKey !== undefined ? { linkKey } : {}),
           signIn: (key) => {
             const current = served();
             return current !== undefined && mayInspect(current, key);
           },
         });
   const dir = dataDir({ configured: config.server.dataDir, env: io.env, platform: process.platform, home: homedir() });
+  if (inspector !== undefined && config.server.ledger !== false) await restoreHistory(inspector, ledgerDir(dir), flags.inspectorKeep ?? config.inspector.keep, logger);
   const secret = loadInstallSecret(dir);
   if (secret.kind === 'ephemeral') {
     logger.info(`cannot keep the install secret in ${printable(secret.file)} (${printable(secret.why)}): reasoning sealed by this run will not open after a restart`);
@@ -160,6 +168,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     );
   }
   const inspectorUrl = inspector?.link(url);
+  const linkFile = linkKey !== undefined ? keepLinkKey(linkKeyFile(dir, Number(new URL(url).port)), linkKey, logger) : undefined;
   const metricsLine = metricsUrl && { url: metricsUrl, token: config.metrics?.token !== undefined };
   io.stdout.write(
     formatBanner({
@@ -196,7 +205,33 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   // The spans of the last requests are sent before the process ends.
   await tracer?.shutdown();
   if (flags.backgroundState !== undefined) clearState(flags.backgroundState, process.pid);
+  if (linkFile !== undefined) clearLinkKey(linkFile, linkKey!);
   logger.info(chalk.gray('stopped'));
+}
+
+/**
+ * The inspector's rows from before this start: the last `keep` requests of the usage ledger, their facts only.
+ * A ledger that cannot be read costs the history, not the start.
+ */
+async function restoreHistory(inspector: Inspector, dir: string, keep: number, logger: Logger): Promise<void> {
+  try {
+    const tail = await readLedgerTail(dir, keep);
+    inspector.addRestored(tail.entries.map((e, i) => ledgerFacts(e, i)));
+    if (tail.skipped > 0) logger.info(`inspector: ${tail.skipped} line(s) at the end of the usage ledger were not entries, and were skipped`);
+  } catch (err) {
+    logger.info(`inspector: the usage ledger could not be read (${printable((err as Error).message)}): no history from before this start`);
+  }
+}
+
+/** Writes the link key for `status --link`; the file's path, or undefined (said once) when the data folder cannot hold it. */
+function keepLinkKey(file: string, key: string, logger: Logger): string | undefined {
+  try {
+    writeLinkKey(file, key);
+    return file;
+  } catch (err) {
+    logger.info(`cannot write ${printable(file)} (${printable((err as Error).message)}): status --link cannot ask this gateway for a fresh inspector link`);
+    return undefined;
+  }
 }
 
 /** What createGateway is given for the inspector: a capture limit for every request with history, else capture while watched. */
@@ -209,10 +244,11 @@ export function inspectorWiring(inspector: Inspector): Pick<GatewayOptions, 'cap
 export function inspectorOptions(flags: ServeFlags, settings?: InspectorConfig): InspectorOptions {
   const keep = flags.inspectorKeep ?? settings?.keep;
   const memoryMiB = flags.inspectorMemory ?? settings?.memoryMiB;
+  const history = flags.inspectorHistory ?? settings?.history;
   return {
     ...(keep !== undefined ? { capacity: keep } : {}),
     ...(memoryMiB !== undefined ? { maxBytes: memoryMiB * 1024 * 1024 } : {}),
-    ...(settings !== undefined ? { history: settings.history } : {}),
+    ...(history !== undefined ? { history } : {}),
     ...(flags.inspectorStreamBuffer !== undefined ? { maxBufferedBytes: flags.inspectorStreamBuffer * 1024 } : {}),
     ...(flags.inspectorSessionIdle !== undefined ? { sessionIdleMs: flags.inspectorSessionIdle * HOUR_MS } : {}),
     ...(flags.inspectorSessionMax !== undefined ? { sessionMaxMs: flags.inspectorSessionMax * HOUR_MS } : {}),

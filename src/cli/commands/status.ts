@@ -11,16 +11,63 @@ import { dataDir } from '../../storage/data-dir.js';
 import { alive, backgroundFiles, type BackgroundFiles, probeGateway, runningBackground, stopBackground } from '../background.js';
 import type { CliIo } from '../io.js';
 import { clientUrl } from '../snippets.js';
+import { request } from 'undici';
+import { LINK_ANSWER, LINK_URL_PATH, linkKeyFile, readLinkKey } from '../../inspector/link-key.js';
 
 export interface StatusFlags {
   config?: string;
+  /** `status --link`: a fresh one-time inspector link from the running gateway. */
+  link?: boolean;
 }
 
 /** The server section alone (its address and data folder): a provider key unset in this shell does not stop these commands. */
 async function filesFor(flags: StatusFlags, io: CliIo) {
   const { server } = await loadServerSection({ ...(flags.config !== undefined ? { configPath: flags.config } : {}), cwd: io.cwd, env: io.env });
-  return { server, files: backgroundFiles(dataDir({ configured: server.dataDir, env: io.env, platform: process.platform, home: homedir() })) };
+  const data = dataDir({ configured: server.dataDir, env: io.env, platform: process.platform, home: homedir() });
+  return { server, data, files: backgroundFiles(data) };
 }
+
+/**
+ * A fresh one-time link from the gateway at `url`, asked over loopback with the link key it wrote in
+ * the data folder for its port (inspector/link-key.ts).
+ */
+async function freshLink(url: string, data: string): Promise<string> {
+  const port = Number(new URL(url).port);
+  const file = linkKeyFile(data, port);
+  const key = readLinkKey(file);
+  if (key === undefined) {
+    throw new ExitError(
+      `no inspector link key for the gateway on port ${port} in ${printable(file)}: it runs with --no-inspector, as another user, or with another data folder (server.dataDir, MODEL_GATEWAY_DATA_DIR).`,
+      1,
+    );
+  }
+  let status: number;
+  let text: string;
+  try {
+    const answer = await request(new URL(LINK_URL_PATH, url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      headersTimeout: 5000,
+      bodyTimeout: 5000,
+    });
+    status = answer.statusCode;
+    text = (await answer.body.text()).slice(0, 4096);
+  } catch (err) {
+    throw new ExitError(`could not ask ${printable(url)} for an inspector link: ${printable((err as Error).message)}`, 1);
+  }
+  let path: unknown;
+  try {
+    path = (JSON.parse(text) as { path?: unknown }).path;
+  } catch {
+    path = undefined;
+  }
+  if (status !== 200 || typeof path !== 'string' || !LINK_ANSWER.test(path)) {
+    throw new ExitError(`the gateway at ${printable(url)} gave no inspector link (HTTP ${status}): ${printable(text.split('\n')[0] ?? '')}`, 1);
+  }
+  return `${url}${path}`;
+}
+
+const linkLine = (link: string) => `inspector: ${printable(link)}  (new; works once)`;
 
 /** Launchers whose clients still run. */
 function clients(files: BackgroundFiles): number {
@@ -32,13 +79,14 @@ function clients(files: BackgroundFiles): number {
 }
 
 export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
-  const { server, files } = await filesFor(flags, io);
+  const { server, data, files } = await filesFor(flags, io);
   const background = await runningBackground(files);
   if (background !== undefined) {
+    const link = flags.link ? linkLine(await freshLink(background.url, data)) : undefined;
     const lines = [
       `background gateway: running at ${printable(background.url)} (pid ${background.pid})`,
       `clients started through it: ${clients(files)}`,
-      ...(background.inspectorUrl !== undefined ? [`inspector: ${printable(background.inspectorUrl)}`] : []),
+      ...(link !== undefined ? [link] : background.inspectorUrl !== undefined ? [`inspector: ${printable(background.inspectorUrl)}`] : []),
       `log: ${printable(files.log)}`,
     ];
     io.stdout.write(`${lines.join('\n')}\n`);
@@ -46,9 +94,15 @@ export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
   }
   const url = server.port === 0 ? undefined : clientUrl(server);
   const probe = url === undefined ? undefined : await probeGateway(url);
-  if (probe?.kind === 'gateway') io.stdout.write(`gateway: running at ${printable(url!)} (version ${printable(probe.version)}), not in the background\n`);
-  else if (probe?.kind === 'other') io.stdout.write(`no gateway: something else answers at ${printable(url!)}\n`);
-  else io.stdout.write(`no gateway running${url !== undefined ? ` at ${printable(url)}` : ''}\n`);
+  if (probe?.kind === 'gateway') {
+    io.stdout.write(`gateway: running at ${printable(url!)} (version ${printable(probe.version)}), not in the background\n`);
+    if (flags.link) io.stdout.write(`${linkLine(await freshLink(url!, data))}\n`);
+    return;
+  }
+  const none = probe?.kind === 'other' ? `no gateway: something else answers at ${printable(url!)}` : `no gateway running${url !== undefined ? ` at ${printable(url)}` : ''}`;
+  // Asked for a link, finding no gateway to give one is a failure.
+  if (flags.link) throw new ExitError(`${none}: no inspector link to give.`, 1);
+  io.stdout.write(`${none}\n`);
 }
 
 export async function stop(flags: StatusFlags, io: CliIo): Promise<void> {

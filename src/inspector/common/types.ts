@@ -68,6 +68,8 @@ export interface ExchangeSummary {
   readonly truncated?: true;
   /** The bodies were let go to make room for newer exchanges' (the facts stay). */
   readonly bodiesDropped?: true;
+  /** From before the gateway restarted: its facts as the usage ledger kept them, never its bodies. */
+  readonly restored?: true;
 }
 
 /** GET /_inspector/api/exchanges */

@@ -87,7 +87,11 @@ function render({ summary: s, exchange: x, conversation }: ExchangeDetail): Chil
   showAttempt(attempts.length - 1);
   const raw = h('div', { class: 'raw-view' });
   const conversationArea = conversation ? h('section', { class: 'part part-conversation', 'data-part': 'conversation' }, conversationView(conversation)) : null;
-  const bodiesNote = s.bodiesDropped ? h('p', { class: 'muted' }, 'The bodies of this exchange were let go to make room for newer ones (inspector.memoryMiB); its facts stay.') : null;
+  const bodiesNote = s.restored
+    ? h('p', { class: 'muted' }, 'From before the gateway restarted: the usage ledger keeps the facts of a request, never its bodies.')
+    : s.bodiesDropped
+      ? h('p', { class: 'muted' }, 'The bodies of this exchange were let go to make room for newer ones (inspector.memoryMiB); its facts stay.')
+      : null;
 
   const rawParts: Child[] = [
     attempts.length > 1

@@ -135,7 +135,7 @@ function row(s: ExchangeSummary): HTMLElement {
   return h(
     'tr',
     {
-      class: `row ${s.pending ? 'pending' : statusClass(s.status)}`,
+      class: `row ${s.pending ? 'pending' : statusClass(s.status)}${s.restored ? ' restored' : ''}`,
       'data-id': s.id,
       onclick: (e) => {
         if ((e.target as HTMLElement).closest('a')) return;
@@ -143,7 +143,9 @@ function row(s: ExchangeSummary): HTMLElement {
       },
     },
     h('td', { class: 'col-time', title: dateTime(s.time) }, h('a', { href }, clock(s.time))),
-    h('td', { class: 'col-client', title: s.client?.label ?? '' }, s.client?.label ?? ''),
+    s.restored
+      ? h('td', { class: 'col-client muted', title: 'from before the gateway restarted: its facts, from the usage ledger' }, '↺ before restart')
+      : h('td', { class: 'col-client', title: s.client?.label ?? '' }, s.client?.label ?? ''),
     h('td', { class: 'col-key' }, s.keyGroup ? `${s.keyGroup}:${s.keyName ?? '?'}` : ''),
     h(
       'td',
