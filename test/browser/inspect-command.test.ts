@@ -15,6 +15,7 @@ import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.j
 import { call } from '../helpers/http.js';
 import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig } from '../helpers/start-gateway.js';
 import { artifact, HAS_CHROMIUM, launchBrowser, newPage, suiteName } from './browser.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 interface Harness {
   readonly io: CliIo;
@@ -34,16 +35,6 @@ function harness(cwd: string): Harness {
     stderr: () => err,
     stop: () => stop('SIGTERM'),
   };
-}
-
-async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'mgw-inspect-'));

@@ -14,6 +14,7 @@ import type { CliIo } from '#src/cli/io.js';
 import { chatFrames } from '../helpers/canned.js';
 import { startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { GATEWAY_KEY, PROVIDER_OPENAI_KEY, testConfig } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let upstream: FakeUpstream;
 beforeAll(async () => {
@@ -47,16 +48,6 @@ function harness(env: Record<string, string | undefined> = {}, cwd = mkdtempSync
     stderr: () => err,
     stop: () => stop('SIGTERM'),
   };
-}
-
-async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const urlIn = (text: string) => /listening on (http:\/\/\S+)/.exec(text)?.[1];

@@ -16,6 +16,7 @@ import { linkKeyFile } from '#src/inspector/link-key.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call, closedPort } from '../helpers/http.js';
 import { GATEWAY_KEY, testConfig } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let upstream: FakeUpstream;
 const dirs: string[] = [];
@@ -35,16 +36,6 @@ function harness(cwd: string) {
   });
   const io: CliIo = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (out += s) }, env: {}, cwd, stopSignal: () => stopped };
   return { io, out: () => out, stop: () => stop('SIGTERM') };
-}
-
-async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** `serve` in a folder whose config keeps the ledger in `data`, on `port`, until stopped. */

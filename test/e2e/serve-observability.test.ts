@@ -16,6 +16,7 @@ import { call } from '../helpers/http.js';
 import { sampleSum } from '../helpers/metrics-traffic.js';
 import { type Collector, startCollector } from '../helpers/otlp-collector.js';
 import { GATEWAY_KEY, testConfig } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let upstream: FakeUpstream;
 let collector: Collector;
@@ -37,16 +38,6 @@ function harness(env: Record<string, string | undefined>) {
   const cwd = mkdtempSync(join(tmpdir(), 'mgw-obs-'));
   const io: CliIo = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (out += s) }, env, cwd, stopSignal: () => stopped };
   return { io, out: () => out, stop: () => stop('SIGTERM') };
-}
-
-async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
-  const until = Date.now() + 10_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('serve --metrics-port, with OTEL_EXPORTER_OTLP_ENDPOINT set', () => {

@@ -15,6 +15,7 @@ import { chatFrames, chatJson } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, writeSlowly, type FakeUpstream } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
 import { GATEWAY_KEY } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const ALICE_KEY = 'alice-gateway-key-0123456789';
 
@@ -53,16 +54,6 @@ function harness(env: Record<string, string | undefined> = {}): Harness {
     stderr: () => err,
     stop: () => stop('SIGTERM'),
   };
-}
-
-async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 const urlIn = (text: string) => /listening on (http:\/\/\S+)/.exec(text)?.[1];
