@@ -17,6 +17,7 @@ export { defineConfig } from './config/define-config.js';
 export type { WrittenConfig } from './config/schema.js';
 export type { Config, LoadedConfig, ConfigSource } from './config/types.js';
 export { createGateway, type Gateway, type GatewayOptions } from './server/gateway.js';
+export { loadRedisClient } from './state/redis-client.js';
 export { createLogger, type Logger, type LoggerOptions } from './log/logger.js';
 export { ConfigError, GatewayError } from './errors.js';
 export type { Protocol, Feature } from './protocols/types.js';

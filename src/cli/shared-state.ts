@@ -4,11 +4,11 @@
  * `--probe`, whether that Redis answers and runs the gateway's scripts.
  */
 import type { ChalkInstance } from 'chalk';
-import { Redis } from 'ioredis';
 import { assertNever } from '../assert-never.js';
 import { DEFAULT_STATE } from '../config/defaults.js';
 import type { OnRedisDown, StateConfig } from '../config/types.js';
 import { printable } from '../log/terminal-text.js';
+import { loadRedisClient } from '../state/redis-client.js';
 import { normalRedisUrl, shownRedisUrl } from '../state/redis-url.js';
 import type { Check } from './probe.js';
 import { formatTable, type Column } from './table.js';
@@ -54,6 +54,7 @@ export function sharedStateTable(state: StateConfig | undefined, c: ChalkInstanc
  * clock and writes under the key prefix (a key that expires at once). Ok with the server's version.
  */
 export async function probeRedis(state: StateConfig, timeoutMs: number): Promise<Check> {
+  const Redis = await loadRedisClient();
   const client = new Redis(normalRedisUrl(state.redis), {
     lazyConnect: true,
     connectTimeout: timeoutMs,

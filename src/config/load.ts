@@ -10,6 +10,7 @@ import { defaultWrittenConfig } from './default.js';
 import type { Env } from './env.js';
 import { parseConfig } from './parse.js';
 import type { Config, LoadedConfig } from './types.js';
+import { loadRedisClient } from '../state/redis-client.js';
 
 export const MODULE_NAME = 'model-gateway';
 
@@ -31,6 +32,13 @@ export interface LoadConfigOptions {
 }
 
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const loaded = await findConfig(options);
+  // Loaded here, where waiting is free, so that a gateway sharing state through Redis finds its client at once.
+  if (loaded.config.state) await loadRedisClient();
+  return loaded;
+}
+
+async function findConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const env = options.env ?? process.env;
   // No cache: a reload must see the file as it is now.

@@ -9,10 +9,11 @@
  * Redis keeps its TCP connection, so a reconnect alone would not say). The client reconnects on
  * its own. The outage and its end are logged once each; the URL is shown without its password.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { StateConfig } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { printable } from '../log/terminal-text.js';
+import { redisClientClass } from './redis-client.js';
 import { normalRedisUrl, shownRedisUrl } from './redis-url.js';
 
 /** How often a down Redis is asked whether it answers again. */
@@ -42,7 +43,8 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
   const { state, logger } = options;
   const where = printable(shownRedisUrl(state.redis));
   // The config accepts no query in the URL (state/redis-url.ts): nothing there can override these.
-  const client = new Redis(normalRedisUrl(state.redis), {
+  const RedisClient = redisClientClass();
+  const client: Redis = new RedisClient(normalRedisUrl(state.redis), {
     commandTimeout: state.commandTimeoutMs,
     connectTimeout: Math.max(state.commandTimeoutMs, 2000),
     maxRetriesPerRequest: 0,

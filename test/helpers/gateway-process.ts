@@ -11,6 +11,7 @@ import { parseConfig } from '#src/config/parse.js';
 import { sharedLimitStore } from '#src/limits/shared-store.js';
 import { createLogger } from '#src/log/logger.js';
 import { createGateway } from '#src/server/gateway.js';
+import { loadRedisClient } from '#src/state/redis-client.js';
 import { connectRedis } from '#src/state/redis-connection.js';
 
 const [file, ttl] = process.argv.slice(2);
@@ -18,6 +19,7 @@ const config = parseConfig(JSON.parse(readFileSync(file!, 'utf8')), { env: {} })
 const state = config.state;
 if (!state) throw new Error(`${file} has no state.redis`);
 const logger = createLogger({ out: process.stdout, chalk: new Chalk({ level: 0 }) });
+await loadRedisClient();
 const connection = connectRedis({ state, logger, whileDown: 'counting locally' });
 const limitStore = sharedLimitStore(connection, state, { slotTtlMs: Number(ttl) });
 const budgetStore = sharedBudgetStore(connection, state, { reservationTtlMs: Number(ttl) });

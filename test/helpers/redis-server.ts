@@ -12,7 +12,11 @@ import { Chalk } from 'chalk';
 import { Redis } from 'ioredis';
 import type { StateConfig } from '#src/config/types.js';
 import { createLogger } from '#src/log/logger.js';
+import { loadRedisClient } from '#src/state/redis-client.js';
 import { connectRedis, type RedisConnection } from '#src/state/redis-connection.js';
+
+// The gateway's connections (connectRedis) need the client loaded, as loadConfig does for `serve`.
+await loadRedisClient();
 
 export const REDIS_SERVER = process.env.MODEL_GATEWAY_REDIS_SERVER ?? 'redis-server';
 export const HAS_REDIS = spawnSync(REDIS_SERVER, ['--version'], { stdio: 'ignore' }).status === 0;

@@ -4,6 +4,7 @@
  */
 import { Chalk } from 'chalk';
 import { parseConfig } from '#src/config/parse.js';
+import { loadRedisClient } from '#src/state/redis-client.js';
 import type { WrittenConfig } from '#src/config/schema.js';
 import type { Verbosity } from '#src/log/detail.js';
 import { createLogger } from '#src/log/logger.js';
@@ -43,6 +44,8 @@ export interface StartOptions {
 
 export async function startGateway(written: WrittenConfig, options: StartOptions = {}): Promise<TestGateway> {
   const config = parseConfig(written, { env: options.env ?? {} });
+  // As loadConfig does for `serve`.
+  if (config.state) await loadRedisClient();
   const output: string[] = [];
   const logger = createLogger({
     out: { write: (s: string) => output.push(s) },
