@@ -36,7 +36,8 @@ describe('the inspector store', () => {
   });
 
   it('holds bodies in its arena, and lets the oldest go first to stay under the byte cap, keeping their rows', () => {
-    const store = createStore({ capacity: 100, maxBytes: 25_000 });
+    // The arena is what the rows' overhead leaves of the cap: 25,000 bytes here.
+    const store = createStore({ capacity: 3, maxBytes: 25_000 + 3 * ENTRY_OVERHEAD });
     const a = record(10_000);
     const b = record(10_000);
     const c = record(10_000);
@@ -50,7 +51,7 @@ describe('the inspector store', () => {
     store.addLive(c);
     store.endLive(c);
     expect(ids(store)).toEqual([c.id, b.id, a.id]);
-    expect(store.bytes).toBe(3 * ENTRY_OVERHEAD + 25_000);
+    expect(store.bytes).toBe(store.maxBytes);
     expect(store.evicted).toBe(0);
     const old = store.get(a.id)!;
     expect(summaryOf(old)).toMatchObject({ id: a.id, bodiesDropped: true, client: { label: 'curl/8' } });
@@ -60,8 +61,22 @@ describe('the inspector store', () => {
     expect(kept.kind === 'kept' && exchangeJson(recordOf(kept)).request?.body.bytes).toBe(10_000);
   });
 
+  it('holds rows and bodies together within its cap', () => {
+    const store = createStore({ capacity: 10, maxBytes: 10 * ENTRY_OVERHEAD + 30_000 });
+    let most = 0;
+    for (let i = 0; i < 50; i++) {
+      const r = record(7_000);
+      store.addLive(r);
+      store.endLive(r);
+      most = Math.max(most, store.bytes);
+    }
+    expect(store.size).toBe(10);
+    expect(most).toBeGreaterThan(store.maxBytes - 7_000);
+    expect(most).toBeLessThanOrEqual(store.maxBytes);
+  });
+
   it('says a row lost its bodies even when the row was built while it had them', () => {
-    const store = createStore({ capacity: 100, maxBytes: 15_000 });
+    const store = createStore({ capacity: 2, maxBytes: 15_000 + 2 * ENTRY_OVERHEAD });
     const a = record(10_000);
     store.addLive(a);
     expect(summaryOf(store.endLive(a)!).bodiesDropped).toBeUndefined();

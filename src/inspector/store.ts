@@ -93,7 +93,8 @@ export function createStore(options: StoreOptions = {}): Store {
   // A ring: `slots[seq % capacity]` for headSeq <= seq < nextSeq holds the entry that arrived seq-th.
   const slots: (StoreEntry | undefined)[] = new Array<StoreEntry | undefined>(capacity);
   // Allocated slab by slab as bodies come: a store that only ever holds a recording allocates none.
-  const arena = createArena(maxBytes);
+  // The rows' overhead comes out of the same bound, so that rows and bodies together stay within it.
+  const arena = createArena(Math.max(0, maxBytes - capacity * ENTRY_OVERHEAD));
   const byId = new Map<string, StoreEntry>();
   /** For recorded ids seen more than once: the suffix to try next. */
   const repeats = new Map<string, number>();
