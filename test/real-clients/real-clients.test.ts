@@ -226,11 +226,15 @@ describeReal('real clients through the gateway (echo provider, offline)', () => 
    * by echo, passed through or (`via`) translated with exactly `warnings` dropped.
    */
   /**
-   * The entries of the last Claude Code run: those of its session. A run before it may still finish a
-   * background request of its own (model discovery starts one) after that test has counted its entries.
+   * The entries of the last Claude Code run: those of the session with the most of them. A run before it
+   * may still finish a background request of its own (model discovery starts one) after that test has
+   * counted its entries, and that one may even be logged last.
    */
   function thisRun(entries: LogEntry[]): LogEntry[] {
-    const session = entries.at(-1)?.sessionId;
+    const counts = new Map<string, number>();
+    for (const e of entries) if (e.sessionId !== undefined) counts.set(e.sessionId, (counts.get(e.sessionId) ?? 0) + 1);
+    let session: string | undefined;
+    for (const [id, n] of counts) if (session === undefined || n >= counts.get(session)!) session = id;
     return session === undefined ? entries : entries.filter((e) => e.sessionId === session);
   }
 
