@@ -1,7 +1,7 @@
 /**
- * ioredis, loaded only by a process that uses Redis (`state.redis`): importing it costs a process
- * about 25 MB of memory, which a gateway keeping its state in memory should not pay. `loadConfig`
- * loads it when the config asks for Redis, so that `createGateway` finds it without waiting.
+ * ioredis, loaded only by a process that uses Redis (`state.redis`): its memory is not paid by a gateway
+ * that keeps its state in memory (docs/performance.md, "Memory at start").
+ * `loadConfig` loads it when the config asks for Redis, so that `createGateway` finds it without waiting.
  */
 import type { Redis } from 'ioredis';
 
