@@ -7,6 +7,7 @@
 import type { CostSource } from '../cost/cost.js';
 import type { RequestRecord } from '../log/record.js';
 import { isoTime } from '../log/iso-time.js';
+import { jsonQuoted } from '../log/json-quoted.js';
 import { printable } from '../log/terminal-text.js';
 
 export const LEDGER_VERSION = 1;
@@ -58,21 +59,8 @@ export function entryLine(r: RequestRecord): string {
     typeof usd === 'number' && Number.isFinite(usd) ? String(usd) : 'null'},"priced":"${r.cost?.source ?? 'unreported'}"}\n`;
 }
 
-/**
- * The JSON text of a name the config gives (a key group, a key, a model, a provider, an upstream
- * model): the same few on every line, so each is quoted once. Bounded, as a model name matched by a
- * pattern is the caller's.
- */
-const quoted = new Map<string, string>();
-function known(value: string | undefined): string {
-  if (value === undefined) return '""';
-  let json = quoted.get(value);
-  if (json === undefined) {
-    json = JSON.stringify(value);
-    if (quoted.size < 1000) quoted.set(value, json);
-  }
-  return json;
-}
+/** The JSON text of a name the config gives (a key group, a key, a model, a provider): the same few on every line. */
+const known = (value: string | undefined): string => (value === undefined ? '""' : jsonQuoted(value));
 
 /** `,"name":"value"` for a text field that is there; nothing for one that is not (as JSON.stringify leaves out undefined). */
 const field = (name: string, value: string | undefined): string => (value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`);

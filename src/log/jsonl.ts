@@ -20,6 +20,7 @@ import type { CapturedBody, Exchange, UpstreamAttempt } from './exchange.js';
 import { bodyJson, recordFacts } from './exchange-json.js';
 import type { RequestRecord } from './record.js';
 import { isoTime } from './iso-time.js';
+import { jsonQuoted } from './json-quoted.js';
 import { redactHeaders } from './redact.js';
 
 /** A line's pieces in order: text, and bodies embedded as their bytes. The last piece ends with the newline. */
@@ -132,7 +133,7 @@ class Line {
     if (value === undefined) return;
     const json = typeof value === 'number' ? numberJson(value) : typeof value === 'boolean' ? String(value) : JSON.stringify(value);
     if (json === undefined) return;
-    this.text += `${this.first ? '' : ','}${quotedKey(key)}:${json}`;
+    this.text += `${this.first ? '' : ','}${jsonQuoted(key)}:${json}`;
     this.first = false;
   }
 
@@ -155,16 +156,6 @@ class Line {
 
 const numberJson = (n: number) => (Number.isFinite(n) ? String(n) : 'null');
 
-/** Keys are the same few names on every line: quoted once. */
-const quotedKeys = new Map<string, string>();
-function quotedKey(key: string): string {
-  let quoted = quotedKeys.get(key);
-  if (quoted === undefined) {
-    quoted = JSON.stringify(key);
-    if (quotedKeys.size < 1000) quotedKeys.set(key, quoted);
-  }
-  return quoted;
-}
 
 function headersJson(headers: IncomingHttpHeaders | OutgoingHttpHeaders): string {
   return JSON.stringify(redactHeaders(headers));
