@@ -22,8 +22,8 @@ import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } f
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
 import { conversationOf } from './conversation.js';
 import { queryWords, searchBodies } from './search.js';
-import { isLoopbackAddress, LINK_PATH, linkKeyMatcher } from './link-key.js';
-import { isOwnOrigin } from '../server/host-guard.js';
+import { LINK_PATH, linkKeyMatcher } from './link-key.js';
+import { isLoopback, isOwnOrigin } from '../server/host-guard.js';
 import { readSignIn, SIGN_IN_CSP, signInPage, wrongKeyThrottle } from './sign-in.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
@@ -222,7 +222,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
       if (path === LINK_PATH && linkKeyMatches) {
         if (req.method !== 'POST') return text(res, 405, 'Ask for a link with a POST.\n', { allow: 'POST' });
         // Only the local user can read the key; a caller on the network is refused whatever it holds.
-        if (!isLoopbackAddress(req.socket.remoteAddress) || !linkKeyMatches(req.headers.authorization)) {
+        if (!isLoopback(req.socket.remoteAddress ?? '') || !linkKeyMatches(req.headers.authorization)) {
           return text(res, 403, 'A fresh link is given only to the local user who can read the link key in the data folder.\n');
         }
         return sendJson(res, 200, { path: `${INSPECTOR_PREFIX}/?token=${auth.issueToken()}` });

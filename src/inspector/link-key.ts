@@ -59,12 +59,5 @@ export function linkKeyMatcher(key: string): (authorization: string | undefined)
   };
 }
 
-/** Addresses of this machine, as a socket's `remoteAddress` gives them (IPv4-mapped IPv6 included). */
-export function isLoopbackAddress(address: string | undefined): boolean {
-  if (address === undefined) return false;
-  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
-  return address === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
-}
-
 /** A fresh link's path as the gateway answers it: the page with a token of the link's alphabet. */
 export const LINK_ANSWER = /^\/_inspector\/\?token=[A-Za-z0-9_-]{43}$/;

@@ -10,7 +10,8 @@ import { call } from '../../test/helpers/http.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway } from '../../test/helpers/start-gateway.js';
 import { inspectorWiring } from '../cli/commands/serve.js';
 import { createInspector, type Inspector } from './inspector.js';
-import { isLoopbackAddress, LINK_ANSWER, linkKeyMatcher, newLinkKey } from './link-key.js';
+import { LINK_ANSWER, linkKeyMatcher, newLinkKey } from './link-key.js';
+import { isLoopback } from '../server/host-guard.js';
 import { mayInspect, WRONG_KEYS_PER_MINUTE } from './sign-in.js';
 
 const INSPECT_KEY = 'mgw-inspector-sign-in-key';
@@ -148,7 +149,7 @@ describe('a fresh link with the link key', () => {
     ['128.0.0.1', false],
     [undefined, false],
   ])('takes %s for loopback: %s', (address, expected) => {
-    expect(isLoopbackAddress(address)).toBe(expected);
+    expect(isLoopback(address ?? '')).toBe(expected);
   });
 
   it('matches the key only as a bearer token, whole', () => {

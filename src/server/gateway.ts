@@ -29,6 +29,7 @@ import { defaultMaxConnections, trackConnections } from './connections.js';
 import { createHandler } from '../pipeline/handle.js';
 import { acceptWebSockets } from '../websocket/upgrade.js';
 import { type GatewayState, type HandlerDeps, type Mount, newServerLoad, type RequestObserver } from '../pipeline/context.js';
+import { isLoopback } from './host-guard.js';
 
 export interface GatewayOptions {
   readonly config: Config;
@@ -81,12 +82,6 @@ const endTraces: RequestObserver = {
     record.trace?.end(record);
   },
 };
-
-/** Addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h.startsWith('::ffff:127.');
-}
 
 /** What `reload` hands back about the state it replaced. */
 export interface Replaced {

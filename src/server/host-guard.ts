@@ -153,3 +153,9 @@ export function isOwnOrigin(origin: string | undefined, host: string | undefined
   }
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin && sameHost(url, host);
 }
+
+/** Addresses (and the name `localhost`) only this machine can reach: a listening address, or a socket's `remoteAddress`. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h.startsWith('::ffff:127.');
+}

@@ -10,7 +10,7 @@ import { DEFAULT_HOST } from '../../config/schema.js';
 import { ExitError } from '../../errors.js';
 import { createInspector, INSPECTOR_PREFIX } from '../../inspector/inspector.js';
 import { readRecording } from '../../inspector/recording.js';
-import { isLoopback } from '../../server/gateway.js';
+import { isLoopback } from '../../server/host-guard.js';
 import { pageAllowed } from '../../server/host-guard.js';
 import { badLinesReport, unreadableRecording } from '../../log/read-recording.js';
 import { printable } from '../../log/terminal-text.js';
