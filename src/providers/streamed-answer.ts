@@ -33,21 +33,16 @@ export interface FedBody extends Readable {
 export type BodyFor = (status: number, headers: Record<string, string | string[] | undefined>, upstream: UpstreamControl) => FedBody | undefined;
 
 /**
- * The body of a streamed answer, its bytes as they came. A push past the high-water mark makes the
- * handler tell undici to stop reading the socket, until the reader wants more (`_read`).
+ * A body fed by an upstream call: its reader's wanting more resumes the call, and its reader leaving
+ * before the end aborts it. What is fed, and how, is the subclass's.
  */
-class StreamedBody extends Readable implements FedBody {
-  constructor(private readonly upstream: UpstreamControl) {
+export abstract class UpstreamFedBody extends Readable implements FedBody {
+  constructor(protected readonly upstream: UpstreamControl) {
     super();
   }
 
-  feed(chunk: Buffer): boolean {
-    return this.push(chunk);
-  }
-
-  finish(): void {
-    this.push(null);
-  }
+  abstract feed(chunk: Buffer): boolean;
+  abstract finish(): void;
 
   override _read(): void {
     this.upstream.resume();
@@ -56,6 +51,20 @@ class StreamedBody extends Readable implements FedBody {
   override _destroy(err: Error | null, callback: (err?: Error | null) => void): void {
     if (!this.readableEnded) this.upstream.abort(err ?? new Error('The upstream body was destroyed by its reader.'));
     callback(err);
+  }
+}
+
+/**
+ * The body of a streamed answer, its bytes as they came. A push past the high-water mark makes the
+ * handler tell undici to stop reading the socket, until the reader wants more (`_read`).
+ */
+class StreamedBody extends UpstreamFedBody {
+  feed(chunk: Buffer): boolean {
+    return this.push(chunk);
+  }
+
+  finish(): void {
+    this.push(null);
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import type { UrlCall } from '../http.js';
-import type { FedBody, UpstreamControl } from '../streamed-answer.js';
+import { type FedBody, type UpstreamControl, UpstreamFedBody } from '../streamed-answer.js';
 import { ERROR_BODY_LIMIT, type UpstreamResponse } from '../types.js';
 import { parseErrorBody } from '../upstream-error.js';
 import { errorTypeName, streamExceptionMeaning } from './errors.js';
@@ -167,7 +167,7 @@ export function bedrockStreamBody(call: UrlCall, status: number, headers: Header
  * before `start` (with the answer's headers, before `bedrockAnswer` has the codec) wait for it.
  * `first` settles with the first chunk or exception; until then nothing has been decided about the answer.
  */
-class EventStreamToSse extends Readable implements FedBody {
+class EventStreamToSse extends UpstreamFedBody {
   private readonly reader = new FrameReader();
   private checker: MessageChecker | undefined = undefined;
   private early: Buffer[] | undefined = [];
@@ -179,10 +179,6 @@ class EventStreamToSse extends Readable implements FedBody {
   readonly first = new Promise<Frame>((resolve) => {
     this.settle = resolve;
   });
-
-  constructor(private readonly upstream: UpstreamControl) {
-    super();
-  }
 
   /** Decodes what came before the codec, and from now on each chunk as it comes. */
   start(parser: HeaderParser): void {
@@ -246,16 +242,6 @@ class EventStreamToSse extends Readable implements FedBody {
     }
     this.starting(OTHER);
     this.push(null);
-  }
-
-  override _read(): void {
-    this.upstream.resume();
-  }
-
-  override _destroy(err: Error | null, done: (err?: Error | null) => void): void {
-    // The client left, or the stream broke: the upstream's call goes too.
-    if (!this.readableEnded) this.upstream.abort(err ?? new Error('The upstream body was destroyed by its reader.'));
-    done(err);
   }
 
   private starting(frame: Frame): void {
