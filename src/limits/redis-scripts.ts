@@ -107,6 +107,17 @@ return { 1 }
 `;
 export const ADMIT: Script = { name: 'modelGatewayLimitsAdmit', keys: 3, lua: NOW + ADMIT_LUA };
 
+/**
+ * KEYS and ARGV as ADMIT_LUA's, run after it admitted: gives back what it took (the request of the
+ * minute, the slot), for a script that then refuses the request for another reason (a budget:
+ * state/admission-scripts.ts).
+ */
+export const UNADMIT_LUA = `
+if tonumber(ARGV[2]) > 0 then redis.call('HINCRBY', KEYS[1], 'u', 60000) end
+if ARGV[5] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+return 1
+`;
+
 /** KEYS: slots, tpm. ARGV: now (or ''), the slot's id (or ''), tokens to report (0: none). */
 export const END_LUA = `
 if ARGV[2] ~= '' then redis.call('ZREM', KEYS[1], ARGV[2]) end

@@ -6,7 +6,7 @@
  * alone), so the two stay the stores' scripts by construction.
  */
 import { RESERVE_LUA, SETTLE_LUA } from '../budgets/redis-scripts.js';
-import { ADMIT_LUA, END_LUA, NOW, type Script } from '../limits/redis-scripts.js';
+import { ADMIT_LUA, END_LUA, NOW, type Script, UNADMIT_LUA } from '../limits/redis-scripts.js';
 
 /** The keys and arguments past the limits' own: a list of each, from `first`. */
 const REST = `
@@ -29,13 +29,15 @@ export const ADMIT_RESERVE: Script = {
   keys: -1,
   lua: `${NOW}${REST}
 local function admit(KEYS, ARGV)${ADMIT_LUA}end
+local function unadmit(KEYS, ARGV)${UNADMIT_LUA}end
 local function reserve(KEYS, ARGV)${RESERVE_LUA}end
-local admitted = admit({ KEYS[1], KEYS[2], KEYS[3] }, { ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6] })
+local admission_keys = { KEYS[1], KEYS[2], KEYS[3] }
+local admission_args = { ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6] }
+local admitted = admit(admission_keys, admission_args)
 if admitted[1] ~= 1 then return admitted end
 local reserved = reserve(rest(KEYS, 4), rest(ARGV, 7))
 if reserved[1] == 1 then return { 1 } end
-if tonumber(ARGV[2]) > 0 then redis.call('HINCRBY', KEYS[1], 'u', 60000) end
-if ARGV[5] ~= '' then redis.call('ZREM', KEYS[2], ARGV[5]) end
+unadmit(admission_keys, admission_args)
 return { 2, reserved[2], reserved[3] }
 `,
 };
