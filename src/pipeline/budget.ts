@@ -61,8 +61,8 @@ export function reserveBudget(r: ModelRequest): Promise<boolean> | undefined {
     return true;
   };
   const joint = ctx.deps.joint;
-  if (joint !== undefined && hasLimits(group)) {
-    // Admitted here rather than before the body was read (admitsWithReservation): the limits and the budgets in one round trip.
+  if (joint !== undefined && admitsWithReservation(ctx, r.operation)) {
+    // Admitted here rather than before the body was read: the limits and the budgets in one round trip.
     return joint.admit(group.name, group.limits, { counters, usd }).then(
       (d) => {
         if (!d.ok) {
