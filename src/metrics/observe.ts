@@ -59,6 +59,7 @@ export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], se
   };
 
   // By protocol, upstream protocol, provider, route, status, error kind, optional labels: the series key is those values.
+  const REQUEST_FIXED = 6;
   const requests = labelTree((values: readonly LabelValue[]) => m.requests.series(values.join(SEP)));
 
   // By provider, operation, model, served-by model, upstream model, error kind, optional labels: what the request's
@@ -164,7 +165,7 @@ export function metricsObserver(m: MetricSet, labels: readonly MetricLabel[], se
       const errorKind = record.errorKind ?? (record.aborted ? 'client_left' : record.error !== undefined ? 'stream_error' : '');
       const values = withOptional([protocol, upstreamProtocol, record.provider ?? '', route, record.status ?? '', errorKind], record);
       requests.get(values, undefined).value += 1;
-      if (record.refusedBy !== undefined) m.refusals.add(record.refusedBy + suffixOf(values, 6), 1);
+      if (record.refusedBy !== undefined) m.refusals.add(record.refusedBy + suffixOf(values, REQUEST_FIXED), 1);
       if (record.provider === undefined) return;
       genAi(record, errorKind);
       upstream(record);

@@ -9,6 +9,7 @@ import { shownEndpoint, tracingSettings } from '../../tracing/settings.js';
 import type { Config, InspectorConfig } from '../../config/types.js';
 import { ExitError } from '../../errors.js';
 import { createLogger, type Logger } from '../../log/logger.js';
+import type { Verbosity } from '../../log/detail.js';
 import { createInspector, type Inspector, type InspectorOptions } from '../../inspector/inspector.js';
 import { mayInspect } from '../../inspector/sign-in.js';
 import { ledgerFacts, readLedgerTail } from '../../inspector/from-ledger.js';
@@ -80,7 +81,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   const logger = createLogger({
     out: io.stdout,
     chalk,
-    verbose: flags.verbose === undefined || flags.verbose === 0 ? 0 : flags.verbose === 1 ? 1 : 2,
+    verbose: Math.min(flags.verbose ?? 0, 2) as Verbosity,
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
     ...(flags.logBodies === false ? { logBodies: false } : {}),
   });
