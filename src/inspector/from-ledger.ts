@@ -19,7 +19,7 @@ const MONTH_FILE = /^\d{4}-\d{2}\.jsonl$/;
 /** A ledger line is a few hundred bytes; this much per wanted entry leaves room for skipped lines. */
 const BYTES_PER_ENTRY = 2048;
 /** The most read however many entries are wanted. */
-export const MAX_TAIL_BYTES = 16 * 1024 * 1024;
+const MAX_TAIL_BYTES = 16 * 1024 * 1024;
 
 export interface LedgerTail {
   /** Oldest first. */
@@ -86,7 +86,7 @@ async function readTail(file: string, max: number): Promise<{ lines: string[]; r
 }
 
 /** The prefix of a restored row's id: a request of this run never has one. */
-export const RESTORED_ID_PREFIX = 'before-restart-';
+const RESTORED_ID_PREFIX = 'before-restart-';
 
 /** A ledger entry as the facts of an exchange (no bodies). */
 export function ledgerFacts(e: LedgerEntry, n: number): ExchangeJson {

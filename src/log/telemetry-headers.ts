@@ -31,7 +31,7 @@ export interface FoldedHeaders {
 }
 
 /** A header's value as one text (a repeated header's values joined as HTTP joins them). */
-export function headerText(value: unknown): string {
+function headerText(value: unknown): string {
   return Array.isArray(value) ? value.map(String).join(', ') : String(value);
 }
 
