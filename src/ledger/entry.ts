@@ -47,8 +47,8 @@ export function isLedgered(r: RequestRecord): boolean {
 
 /**
  * The ledger line of a finished request (with its newline), as `JSON.stringify` of the entry would
- * write it (fields left undefined left out), written as text: one short string per request, without
- * the object, the date or the serialiser's walk over both that made it cost several times as much.
+ * write it (fields left undefined left out), written as text: one short string per request, with no
+ * object or Date made for the serialiser to walk (docs/performance.md, "The usage ledger").
  */
 export function entryLine(r: RequestRecord): string {
   const u = r.usage;
