@@ -26,12 +26,13 @@ export interface Arena {
 }
 
 export function createArena(size: number): Arena {
-  const slabBytes = Math.max(1, Math.min(SLAB_BYTES, size));
+  // Exactly `size`, not rounded up to whole slabs: the last slab is cut to what is left, so the bound holds.
+  const total = Math.max(1, Math.floor(size));
+  const slabBytes = Math.min(SLAB_BYTES, total);
   const slabs: Buffer[] = [];
-  const total = Math.max(slabBytes, Math.ceil(size / slabBytes) * slabBytes);
   /** Bytes written since the start: the next write's position. */
   let written = 0;
-  const slab = (i: number) => (slabs[i] ??= Buffer.allocUnsafeSlow(slabBytes));
+  const slab = (i: number) => (slabs[i] ??= Buffer.allocUnsafeSlow(Math.min(slabBytes, total - i * slabBytes)));
   const holds = (at: number) => at >= 0 && at >= written - total;
 
   return {
@@ -47,7 +48,7 @@ export function createArena(size: number): Arena {
         const physical = (at + done) % total;
         const i = Math.floor(physical / slabBytes);
         const offset = physical - i * slabBytes;
-        const n = Math.min(data.length - done, slabBytes - offset);
+        const n = Math.min(data.length - done, slabBytes - offset, total - physical);
         data.copy(slab(i), offset, done, done + n);
         done += n;
       }
@@ -62,7 +63,7 @@ export function createArena(size: number): Arena {
         const physical = (at + done) % total;
         const i = Math.floor(physical / slabBytes);
         const offset = physical - i * slabBytes;
-        const n = Math.min(length - done, slabBytes - offset);
+        const n = Math.min(length - done, slabBytes - offset, total - physical);
         slab(i).copy(out, done, offset, offset + n);
         done += n;
       }
