@@ -15,8 +15,9 @@
  *   node bench/instructions.mjs [--only small,big,stream,translated,messages,bedrock,count_tokens]
  *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
  *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
- *        [--node-args "--no-flush-bytecode"] [--ledger on|off]
+ *        [--node-args "--no-flush-bytecode"] [--ledger on|off] [--start-timeout 600]
  * (`--ledger`: the config's `server.ledger` set to true or false, to count what the usage ledger costs.)
+ * (`--start-timeout`: seconds a target under valgrind may take to start; a machine busy with other work needs minutes.)
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -97,7 +98,7 @@ async function instructions(upstream, spec, count, tag) {
   const wrapper = ['valgrind', '--tool=callgrind', `--callgrind-out-file=${outFile}`, '--dump-instr=no', '--compress-strings=no'];
   // V8's background threads (concurrent compilation and GC) make the count vary from run to run by more than a
   // change worth measuring; on the main thread the same work is counted, in the same order each time.
-  const options = { wrapper, extraNodeArgs: ['--single-threaded', ...option('node-args', '').split(' ').filter(Boolean)], startTimeoutMs: 180_000 };
+  const options = { wrapper, extraNodeArgs: ['--single-threaded', ...option('node-args', '').split(' ').filter(Boolean)], startTimeoutMs: Number(option('start-timeout', '600')) * 1000 };
   const t =
     which === 'reference'
       ? await startReference(place, upstream.origin, options)
