@@ -25,12 +25,14 @@ export const CONTENT_LIMIT = 8 * 1024;
  * Why the model stopped, as the response to the caller states it: Chat's `finish_reason`, Messages'
  * `stop_reason`, Gemini's `finishReason`, a Responses answer's `incomplete_details.reason`, else its
  * status once it ended (`completed`, `failed`, `cancelled`): in a stream, the type of its last event;
- * whole, the status that follows `object` and `created_at` (the order OpenAI and the gateway write
- * them in; an item's own `status` is not the answer's). Read from what is sent, whole events at a
+ * whole, its top-level `status` (see wholeResponseStatus). Read from what is sent, whole events at a
  * time, so one pattern serves every protocol and route.
  */
 const FINISH =
-  /"(?:finish_reason|stop_reason|finishReason)":\s*"([^"\\]{1,64})"|"incomplete_details":\s*\{\s*"reason":\s*"([^"\\]{1,64})"|"type":\s*"response\.(completed|failed|cancelled)"|"object":\s*"response",\s*"created_at":\s*[\d.]{1,20},\s*"status":\s*"(completed|failed|cancelled)"/g;
+  /"(?:finish_reason|stop_reason|finishReason)":\s*"([^"\\]{1,64})"|"incomplete_details":\s*\{\s*"reason":\s*"([^"\\]{1,64})"|"type":\s*"response\.(completed|failed|cancelled)"/g;
+/** A whole Responses answer says what it is; only such a body is parsed for its status. */
+const WHOLE_RESPONSE = /^\s*\{[^]*"object":\s*"response"/;
+const ENDED = new Set(['completed', 'failed', 'cancelled']);
 /** Distinct reasons kept (a Chat request may ask for several choices). */
 const MAX_REASONS = 8;
 
@@ -106,8 +108,13 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
       const room = CONTENT_LIMIT - response.length;
       if (kit.captureContent && room > 0) response += utf8(data, room);
       if (reasons.size >= MAX_REASONS) return;
-      for (const m of (typeof data === 'string' ? data : data.toString('latin1')).matchAll(FINISH)) {
-        if (reasons.size < MAX_REASONS) reasons.add(m[1] ?? m[2] ?? m[3] ?? m[4]!);
+      const text = typeof data === 'string' ? data : data.toString('latin1');
+      for (const m of text.matchAll(FINISH)) {
+        if (reasons.size < MAX_REASONS) reasons.add(m[1] ?? m[2] ?? m[3]!);
+      }
+      if (reasons.size === 0) {
+        const status = wholeResponseStatus(text);
+        if (status !== undefined) reasons.add(status);
       }
     },
     end(record) {
@@ -166,4 +173,20 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
       span.end();
     },
   };
+}
+
+/**
+ * The status of a whole Responses answer, once it ended: read from the parsed object, so that its
+ * items' own `status` fields are not taken for it, whatever order the server writes the keys in.
+ * The body was parsed once already on its way here; only a traced request that stated no other reason pays again.
+ */
+function wholeResponseStatus(text: string): string | undefined {
+  if (!WHOLE_RESPONSE.test(text)) return undefined;
+  try {
+    const answer: unknown = JSON.parse(text);
+    const status = typeof answer === 'object' && answer !== null ? (answer as { status?: unknown }).status : undefined;
+    return typeof status === 'string' && ENDED.has(status) ? status : undefined;
+  } catch {
+    return undefined;
+  }
 }

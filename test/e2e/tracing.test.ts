@@ -227,6 +227,17 @@ describe('finish reasons, as the response to each caller protocol states them', 
       send: (url, tp) => openaiAt(url).responses.create({ model: 'gpt-test', input: 'hi' }, { headers: { traceparent: tp } }),
       reasons: ['max_output_tokens'],
     },
+    {
+      what: 'Responses, native, whole, its keys in another order',
+      before: (u) =>
+        u.once((_req: unknown, res: ServerResponse) => {
+          const { status, output, ...rest } = responseJson('gpt-upstream', 'completed');
+          // The items first, each with a status of its own, then the answer's.
+          sendJson(res, 200, { output, status, ...rest });
+        }),
+      send: (url, tp) => openaiAt(url).responses.create({ model: 'gpt-test', input: 'hi' }, { headers: { traceparent: tp } }),
+      reasons: ['completed'],
+    },
     { what: 'Responses, translated from Messages, whole', send: (url, tp) => openaiAt(url).responses.create({ model: 'claude-test', input: 'hi' }, { headers: { traceparent: tp } }), reasons: ['completed'] },
     {
       what: 'Responses, translated from Messages, streamed',
