@@ -103,7 +103,7 @@ describe('per-session budgets across a restart, with hostile session ids', () =>
     const before = new Map<string, { id: string; usd: number }>();
     try {
       for (const [, raw] of IDS) for (let i = 0; i < 2; i++) expect(await inSession(first.gw, raw)).toEqual({ status: 200 });
-      await waitFor(() => first.records.length === IDS.length * 2);
+      await waitFor(() => first.records.length === IDS.length * 2, 'every request to end');
       for (const [name, raw] of IDS) {
         const records = first.records.filter((r) => r.sessionId === printable(raw.slice(0, CLIENT_ID_LIMIT)));
         expect(records, name).toHaveLength(2);
@@ -127,7 +127,7 @@ describe('per-session budgets across a restart, with hostile session ids', () =>
         expect(refused.message).toContain('per session in this session');
         expect(safeToPrint(refused.message!)).toBe(true);
       }
-      await waitFor(() => second.records.length === IDS.length * 2);
+      await waitFor(() => second.records.length === IDS.length * 2, 'every request to end');
       for (const [, raw] of IDS) expect(second.records.filter((r) => r.sessionId === before.get(raw)!.id)).toHaveLength(2);
     } finally {
       await second.gw.close();
