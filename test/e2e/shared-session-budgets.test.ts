@@ -1,0 +1,172 @@
+/**
+ * A per-session budget shared by two gateways through a real redis-server, driven through the
+ * official SDKs as Claude Code drives a gateway (its session id in a header on every request):
+ * one session's concurrent requests spread over both gateways stop at the budget plus at most one
+ * request's largest cost, another session of the same key goes on, and the session's spend
+ * outlives a gateway's restart, since Redis holds it (the restarted gateway's ledger seeding
+ * nothing on top).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
+import { Redis } from 'ioredis';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { WrittenConfig } from '#src/config/schema.js';
+import { messageJson } from '../helpers/canned.js';
+import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+
+const PRICE = { input: 3, output: 15 };
+/** What each request asks for, and what the upstream says each used: $0.01503 at PRICE. */
+const MAX_TOKENS = 1000;
+const USAGE = { input_tokens: 10, output_tokens: 1000 };
+const COST = (USAGE.input_tokens * PRICE.input + USAGE.output_tokens * PRICE.output) / 1e6;
+/** A request's largest cost: its output cap, and its body's bytes at four a token (a little over $0.015). */
+const MAX_COST = 0.0152;
+const BUDGET = 0.1;
+/** A session id with the characters a counter's id escapes (`:` and `%`), as the other gateway must escape them too. */
+const SESSION = 'claude:session%1';
+const OTHER = 'claude-session-2';
+
+let upstream: FakeUpstream;
+let redis: TestRedis;
+const running: TestGateway[] = [];
+const dirs: string[] = [];
+beforeAll(async () => {
+  if (!HAS_REDIS) return;
+  upstream = await startFakeUpstream();
+  redis = await startRedis();
+});
+afterAll(async () => {
+  await upstream?.close();
+  await redis?.stop();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((g) => g.close()));
+  upstream?.reset();
+});
+
+const answering = (_req: unknown, res: ServerResponse) => sendJson(res, 200, { ...messageJson('claude-upstream'), usage: USAGE });
+
+let prefixes = 0;
+/** Group `dev` with a budget of BUDGET per session (and a day's far above it), its state in the test Redis under a prefix of its own. */
+function sessionBudgetConfig(): WrittenConfig {
+  const base = withoutRetries(testConfig(upstream.url));
+  return {
+    ...base,
+    server: { timeZone: 'UTC' },
+    models: { ...base.models, 'claude-test': { provider: 'anthropic', upstreamModel: 'claude-upstream', price: PRICE } },
+    keyGroups: { dev: { keys: [GATEWAY_KEY], budget: [{ usd: BUDGET, per: 'session' }, { usd: 100, per: 'day' }] } },
+    state: { redis: redis.url, keyPrefix: `e2e-session-budgets-${process.pid}-${prefixes++}:` },
+  } as WrittenConfig;
+}
+const prefixOf = (config: WrittenConfig) => (config.state as { keyPrefix: string }).keyPrefix;
+
+/** One request in `session` (none: no header) through the Anthropic SDK: its status, with the error's type and message when refused. */
+async function inSession(url: string, session: string | undefined): Promise<{ status: number; type?: string; message?: string }> {
+  const sdk = new Anthropic({ baseURL: url, apiKey: GATEWAY_KEY, maxRetries: 0, ...(session ? { defaultHeaders: { 'x-claude-code-session-id': session } } : {}) });
+  try {
+    await sdk.messages.create({ model: 'claude-test', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] });
+    return { status: 200 };
+  } catch (err) {
+    // Anything but an answer in the caller's shape (a reset connection, a crash) fails the test here.
+    if (!(err instanceof Anthropic.APIError) || err.status === undefined) throw err;
+    return { status: err.status, type: (err.error as { error?: { type?: string } } | undefined)?.error?.type ?? '', message: err.message };
+  }
+}
+
+/** The same through the OpenAI SDK (Codex names its session `session_id`), translated to Messages upstream. */
+async function chatInSession(url: string, session: string): Promise<{ status: number; code?: string | null | undefined }> {
+  const sdk = new OpenAI({ baseURL: `${url}/v1`, apiKey: GATEWAY_KEY, maxRetries: 0, defaultHeaders: { session_id: session } });
+  try {
+    await sdk.chat.completions.create({ model: 'claude-test', max_tokens: MAX_TOKENS, messages: [{ role: 'user', content: 'hi' }] });
+    return { status: 200 };
+  } catch (err) {
+    if (!(err instanceof OpenAI.APIError) || err.status === undefined) throw err;
+    return { status: err.status, code: err.code };
+  }
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A session's counter in Redis: its spend and reservations in dollars, how many reservations it holds, and how long it lives. */
+async function sessionCounterOf(config: WrittenConfig, session: string): Promise<{ spent: number; reserved: number; held: number; ttlMs: number }> {
+  const observer = new Redis(redis.url);
+  try {
+    // As plan.ts writes a session into a counter's id.
+    const key = `${prefixOf(config)}budgets:group:dev:session:${session.replace(/%/g, '%25').replace(/:/g, '%3A')}`;
+    const [spent, reserved] = await observer.hmget(key, 'spent', 'reserved');
+    return { spent: Number(spent ?? 0) / 1e9, reserved: Number(reserved ?? 0) / 1e9, held: await observer.zcard(`${key}:held`), ttlMs: await observer.pttl(key) };
+  } finally {
+    observer.disconnect();
+  }
+}
+
+/** Until every request sent has been logged, which a gateway does once its response closed and its reservation was settled. */
+const quiet = (gateways: readonly TestGateway[], sent: number) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
+
+describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share through Redis'), () => {
+  it('stops one session at its budget plus at most one request across both gateways, leaves another session alone, and outlives a restart', async () => {
+    upstream.always(answering);
+    const config = sessionBudgetConfig();
+    const ledger = mkdtempSync(join(tmpdir(), 'mgw-shared-session-'));
+    dirs.push(ledger);
+    // One gateway keeps a ledger (which its restart reads back), the other does not.
+    const a = await startGateway(config, { ledgerDir: ledger });
+    const b = await startGateway(config);
+    running.push(a, b);
+
+    // One session's requests, all at once, spread over both gateways.
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => inSession([a, b][i % 2]!.url, SESSION)));
+    await quiet([a, b], answers.length);
+    const served = answers.filter((x) => x.status === 200).length;
+    // Alone, each gateway would have served 7 ($0.09 spent before the seventh).
+    expect(served).toBeGreaterThanOrEqual(6);
+    expect(served).toBeLessThanOrEqual(7);
+    expect(served * COST).toBeLessThanOrEqual(BUDGET + MAX_COST);
+    const refused = answers.filter((x) => x.status !== 200);
+    expect(refused.every((x) => x.status === 429 && x.type === 'rate_limit_error')).toBe(true);
+    expect(refused[0]?.message).toContain(`per session in this session (${SESSION})`);
+    expect(upstream.received).toHaveLength(served);
+    await until(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
+    const counter = await sessionCounterOf(config, SESSION);
+    expect(counter.spent).toBeCloseTo(served * COST, 9);
+    expect(counter.reserved).toBe(0);
+    // Kept a day after its last request (and the hour after), not for ever.
+    expect(counter.ttlMs).toBeGreaterThan(86_400_000);
+    expect(counter.ttlMs).toBeLessThanOrEqual(25 * 3_600_000);
+
+    // The same session is refused on both, whichever SDK asks; another session of the same key, and a request naming none, go on.
+    expect(await inSession(a.url, SESSION)).toMatchObject({ status: 429 });
+    expect(await chatInSession(b.url, SESSION)).toEqual({ status: 429, code: 'budget_exceeded' });
+    expect(await inSession(b.url, OTHER)).toEqual({ status: 200 });
+    expect(await chatInSession(a.url, OTHER)).toEqual({ status: 200 });
+    expect(await inSession(a.url, undefined)).toEqual({ status: 200 });
+    await quiet([a, b], answers.length + 5);
+    expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(2 * COST, 9);
+
+    // Gateway a restarts (its ledger holds its share of the session's spend): Redis's counter is kept, not added to.
+    running.splice(running.indexOf(a), 1);
+    await a.close();
+    const again = await startGateway(config, { ledgerDir: ledger });
+    running.push(again);
+    expect(await sessionCounterOf(config, SESSION)).toMatchObject({ spent: expect.closeTo(served * COST, 9), reserved: 0 });
+    expect(await inSession(again.url, SESSION)).toMatchObject({ status: 429, type: 'rate_limit_error' });
+    expect(await inSession(b.url, SESSION)).toMatchObject({ status: 429 });
+    expect(await inSession(again.url, OTHER)).toEqual({ status: 200 });
+    await until(async () => (await sessionCounterOf(config, OTHER)).held === 0, 'the other session to settle');
+    expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(3 * COST, 9);
+    expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
+  });
+});
