@@ -4,9 +4,11 @@
  * one session's concurrent requests spread over both gateways stop at the budget plus at most one
  * request's largest cost, another session of the same key goes on, and the session's spend
  * outlives a gateway's restart, since Redis holds it (the restarted gateway's ledger seeding
- * nothing on top).
+ * nothing on top): gateways in this process, then gateways in processes of their own, one killed
+ * (SIGKILL) and started again.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +22,8 @@ import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-
 import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
 
+const REPO = new URL('../..', import.meta.url).pathname;
+const PROCESS_TEST_MS = 60_000;
 const PRICE = { input: 3, output: 15 };
 /** What each request asks for, and what the upstream says each used: $0.01503 at PRICE. */
 const MAX_TOKENS = 1000;
@@ -35,6 +39,7 @@ const OTHER = 'claude-session-2';
 let upstream: FakeUpstream;
 let redis: TestRedis;
 const running: TestGateway[] = [];
+const children: ChildProcess[] = [];
 const dirs: string[] = [];
 beforeAll(async () => {
   if (!HAS_REDIS) return;
@@ -42,6 +47,7 @@ beforeAll(async () => {
   redis = await startRedis();
 });
 afterAll(async () => {
+  for (const c of children) c.kill('SIGKILL');
   await upstream?.close();
   await redis?.stop();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -114,7 +120,41 @@ async function sessionCounterOf(config: WrittenConfig, session: string): Promise
 }
 
 /** Until every request sent has been logged, which a gateway does once its response closed and its reservation was settled. */
-const quiet = (gateways: readonly TestGateway[], sent: number) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
+const quiet = (gateways: readonly { lines(): string[] }[], sent: number) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
+
+/** A gateway in a process of its own on the config in `file` (test/helpers/gateway-process.ts), with a ledger in `ledger` when given. */
+async function gatewayProcess(file: string, ledger?: string): Promise<{ url: string; child: ChildProcess; lines(): string[] }> {
+  const home = mkdtempSync(join(tmpdir(), 'mgw-session-process-'));
+  dirs.push(home);
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/helpers/gateway-process.ts'), file, '30000', ...(ledger ? [ledger] : [])], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH ?? '', HOME: home, MODEL_GATEWAY_DATA_DIR: home, NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  await until(() => {
+    if (child.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
+    return /listening on http:\/\/\S+/.test(out);
+  }, 'the gateway to listen', PROCESS_TEST_MS - 20_000);
+  return { url: /listening on (http:\/\/\S+)/.exec(out)![1]!, child, lines: () => out.split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l)) };
+}
+
+/** One session's requests, all at once, spread over `urls`: how many were served, having checked the rest were refused by the session's budget. */
+async function spendSession(urls: readonly string[], count: number): Promise<number> {
+  const answers = await Promise.all(Array.from({ length: count }, (_, i) => inSession(urls[i % urls.length]!, SESSION)));
+  const served = answers.filter((x) => x.status === 200).length;
+  // Alone, each gateway would have served 7 ($0.09 spent before the seventh).
+  expect(served).toBeGreaterThanOrEqual(6);
+  expect(served).toBeLessThanOrEqual(7);
+  expect(served * COST).toBeLessThanOrEqual(BUDGET + MAX_COST);
+  const refused = answers.filter((x) => x.status !== 200);
+  expect(refused.every((x) => x.status === 429 && x.type === 'rate_limit_error')).toBe(true);
+  expect(refused[0]?.message).toContain(`per session in this session (${SESSION})`);
+  return served;
+}
 
 describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share through Redis'), () => {
   it('stops one session at its budget plus at most one request across both gateways, leaves another session alone, and outlives a restart', async () => {
@@ -128,16 +168,8 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     running.push(a, b);
 
     // One session's requests, all at once, spread over both gateways.
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => inSession([a, b][i % 2]!.url, SESSION)));
-    await quiet([a, b], answers.length);
-    const served = answers.filter((x) => x.status === 200).length;
-    // Alone, each gateway would have served 7 ($0.09 spent before the seventh).
-    expect(served).toBeGreaterThanOrEqual(6);
-    expect(served).toBeLessThanOrEqual(7);
-    expect(served * COST).toBeLessThanOrEqual(BUDGET + MAX_COST);
-    const refused = answers.filter((x) => x.status !== 200);
-    expect(refused.every((x) => x.status === 429 && x.type === 'rate_limit_error')).toBe(true);
-    expect(refused[0]?.message).toContain(`per session in this session (${SESSION})`);
+    const served = await spendSession([a.url, b.url], 30);
+    await quiet([a, b], 30);
     expect(upstream.received).toHaveLength(served);
     await until(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
     const counter = await sessionCounterOf(config, SESSION);
@@ -153,7 +185,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     expect(await inSession(b.url, OTHER)).toEqual({ status: 200 });
     expect(await chatInSession(a.url, OTHER)).toEqual({ status: 200 });
     expect(await inSession(a.url, undefined)).toEqual({ status: 200 });
-    await quiet([a, b], answers.length + 5);
+    await quiet([a, b], 30 + 5);
     expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(2 * COST, 9);
 
     // Gateway a restarts (its ledger holds its share of the session's spend): Redis's counter is kept, not added to.
@@ -169,4 +201,32 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(3 * COST, 9);
     expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
   });
+
+  it('two gateway processes: the session stops at its budget across both, and stays stopped when one is killed (SIGKILL) and started again', async () => {
+    upstream.always(answering);
+    const config = sessionBudgetConfig();
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-session-processes-'));
+    dirs.push(dir);
+    const file = join(dir, 'gateway.config.json');
+    writeFileSync(file, JSON.stringify(config));
+    const ledger = join(dir, 'usage');
+    const [a, b] = await Promise.all([gatewayProcess(file, ledger), gatewayProcess(file)]);
+
+    const served = await spendSession([a.url, b.url], 30);
+    await quiet([a, b], 30);
+    expect(upstream.received).toHaveLength(served);
+    await until(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
+    expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
+
+    // Killed outright, then started again on its ledger: the session is still spent, on both, and no more than it was.
+    a.child.kill('SIGKILL');
+    const again = await gatewayProcess(file, ledger);
+    expect(await inSession(again.url, SESSION)).toMatchObject({ status: 429, type: 'rate_limit_error' });
+    expect(await inSession(b.url, SESSION)).toMatchObject({ status: 429, type: 'rate_limit_error' });
+    expect(await inSession(again.url, OTHER)).toEqual({ status: 200 });
+    await until(async () => (await sessionCounterOf(config, OTHER)).spent > 0, 'the other session to be settled');
+    expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(COST, 9);
+    expect(await sessionCounterOf(config, SESSION)).toMatchObject({ spent: expect.closeTo(served * COST, 9), reserved: 0, held: 0 });
+    for (const c of [again.child, b.child]) c.kill('SIGTERM');
+  }, PROCESS_TEST_MS);
 });
