@@ -5,7 +5,7 @@
  * request's largest cost, another session of the same key goes on, and the session's spend
  * outlives a gateway's restart, since Redis holds it (the restarted gateway's ledger seeding
  * nothing on top): gateways in this process, then gateways in processes of their own, one killed
- * (SIGKILL) and started again.
+ * (SIGKILL) and started again; and the same across processes for a budget per day.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,14 +60,17 @@ afterEach(async () => {
 const answering = (_req: unknown, res: ServerResponse) => sendJson(res, 200, { ...messageJson('claude-upstream'), usage: USAGE });
 
 let prefixes = 0;
-/** Group `dev` with a budget of BUDGET per session (and a day's far above it), its state in the test Redis under a prefix of its own. */
-function sessionBudgetConfig(): WrittenConfig {
+/**
+ * Group `dev` with a budget of BUDGET per session (and a day's far above it), or per day, its state in the test
+ * Redis under a prefix of its own.
+ */
+function budgetConfig(per: 'session' | 'day' = 'session'): WrittenConfig {
   const base = withoutRetries(testConfig(upstream.url));
   return {
     ...base,
     server: { timeZone: 'UTC' },
     models: { ...base.models, 'claude-test': { provider: 'anthropic', upstreamModel: 'claude-upstream', price: PRICE } },
-    keyGroups: { dev: { keys: [GATEWAY_KEY], budget: [{ usd: BUDGET, per: 'session' }, { usd: 100, per: 'day' }] } },
+    keyGroups: { dev: { keys: [GATEWAY_KEY], budget: per === 'session' ? [{ usd: BUDGET, per: 'session' }, { usd: 100, per: 'day' }] : { usd: BUDGET, per: 'day' } } },
     state: { redis: redis.url, keyPrefix: `e2e-session-budgets-${process.pid}-${prefixes++}:` },
   } as WrittenConfig;
 }
@@ -106,17 +109,24 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
   }
 }
 
-/** A session's counter in Redis: its spend and reservations in dollars, how many reservations it holds, and how long it lives. */
-async function sessionCounterOf(config: WrittenConfig, session: string): Promise<{ spent: number; reserved: number; held: number; ttlMs: number }> {
+/** A counter in Redis: its spend and reservations in dollars, how many reservations it holds, and how long it lives. */
+async function counterAt(key: string): Promise<{ spent: number; reserved: number; held: number; ttlMs: number }> {
   const observer = new Redis(redis.url);
   try {
-    // As plan.ts writes a session into a counter's id.
-    const key = `${prefixOf(config)}budgets:group:dev:session:${session.replace(/%/g, '%25').replace(/:/g, '%3A')}`;
     const [spent, reserved] = await observer.hmget(key, 'spent', 'reserved');
     return { spent: Number(spent ?? 0) / 1e9, reserved: Number(reserved ?? 0) / 1e9, held: await observer.zcard(`${key}:held`), ttlMs: await observer.pttl(key) };
   } finally {
     observer.disconnect();
   }
+}
+/** A session's counter (as plan.ts writes a session into a counter's id). */
+const sessionCounterOf = (config: WrittenConfig, session: string) =>
+  counterAt(`${prefixOf(config)}budgets:group:dev:session:${session.replace(/%/g, '%25').replace(/:/g, '%3A')}`);
+/** The group's day counter (the only one a test's prefix holds). */
+async function dayCounterOf(config: WrittenConfig) {
+  const observer = new Redis(redis.url);
+  const keys = await observer.keys(`${prefixOf(config)}budgets:group:dev:day@UTC:*`).finally(() => observer.disconnect());
+  return counterAt(keys.find((k) => !k.endsWith(':held')) ?? `${prefixOf(config)}budgets:none`);
 }
 
 /** Until every request sent has been logged, which a gateway does once its response closed and its reservation was settled. */
@@ -142,9 +152,12 @@ async function gatewayProcess(file: string, ledger?: string): Promise<{ url: str
   return { url: /listening on (http:\/\/\S+)/.exec(out)![1]!, child, lines: () => out.split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l)) };
 }
 
-/** One session's requests, all at once, spread over `urls`: how many were served, having checked the rest were refused by the session's budget. */
-async function spendSession(urls: readonly string[], count: number): Promise<number> {
-  const answers = await Promise.all(Array.from({ length: count }, (_, i) => inSession(urls[i % urls.length]!, SESSION)));
+/**
+ * Requests all at once in `session` (none: no header), spread over `urls`: how many were served, having checked
+ * that the rest were refused by the budget, its message saying `which`.
+ */
+async function spendAtOnce(urls: readonly string[], count: number, session: string | undefined, which: string): Promise<number> {
+  const answers = await Promise.all(Array.from({ length: count }, (_, i) => inSession(urls[i % urls.length]!, session)));
   const served = answers.filter((x) => x.status === 200).length;
   // Alone, each gateway would have served 7 ($0.09 spent before the seventh).
   expect(served).toBeGreaterThanOrEqual(6);
@@ -152,14 +165,15 @@ async function spendSession(urls: readonly string[], count: number): Promise<num
   expect(served * COST).toBeLessThanOrEqual(BUDGET + MAX_COST);
   const refused = answers.filter((x) => x.status !== 200);
   expect(refused.every((x) => x.status === 429 && x.type === 'rate_limit_error')).toBe(true);
-  expect(refused[0]?.message).toContain(`per session in this session (${SESSION})`);
+  expect(refused[0]?.message).toContain(which);
   return served;
 }
+const SESSION_REFUSAL = `per session in this session (${SESSION})`;
 
 describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share through Redis'), () => {
   it('stops one session at its budget plus at most one request across both gateways, leaves another session alone, and outlives a restart', async () => {
     upstream.always(answering);
-    const config = sessionBudgetConfig();
+    const config = budgetConfig();
     const ledger = mkdtempSync(join(tmpdir(), 'mgw-shared-session-'));
     dirs.push(ledger);
     // One gateway keeps a ledger (which its restart reads back), the other does not.
@@ -168,7 +182,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     running.push(a, b);
 
     // One session's requests, all at once, spread over both gateways.
-    const served = await spendSession([a.url, b.url], 30);
+    const served = await spendAtOnce([a.url, b.url], 30, SESSION, SESSION_REFUSAL);
     await quiet([a, b], 30);
     expect(upstream.received).toHaveLength(served);
     await until(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
@@ -202,31 +216,39 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
   });
 
-  it('two gateway processes: the session stops at its budget across both, and stays stopped when one is killed (SIGKILL) and started again', async () => {
-    upstream.always(answering);
-    const config = sessionBudgetConfig();
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-session-processes-'));
-    dirs.push(dir);
-    const file = join(dir, 'gateway.config.json');
-    writeFileSync(file, JSON.stringify(config));
-    const ledger = join(dir, 'usage');
-    const [a, b] = await Promise.all([gatewayProcess(file, ledger), gatewayProcess(file)]);
+  const processCases = [
+    { per: 'session', session: SESSION, refusal: SESSION_REFUSAL, counter: (c: WrittenConfig) => sessionCounterOf(c, SESSION) },
+    { per: 'day', session: undefined, refusal: 'per day', counter: dayCounterOf },
+  ] as const;
+  for (const { per, session, refusal, counter } of processCases) {
+    it(`two gateway processes, a budget per ${per}: stopped at the budget across both, and still when one is killed (SIGKILL) and started again`, async () => {
+      upstream.always(answering);
+      const config = budgetConfig(per);
+      const dir = mkdtempSync(join(tmpdir(), 'mgw-session-processes-'));
+      dirs.push(dir);
+      const file = join(dir, 'gateway.config.json');
+      writeFileSync(file, JSON.stringify(config));
+      const ledger = join(dir, 'usage');
+      const [a, b] = await Promise.all([gatewayProcess(file, ledger), gatewayProcess(file)]);
 
-    const served = await spendSession([a.url, b.url], 30);
-    await quiet([a, b], 30);
-    expect(upstream.received).toHaveLength(served);
-    await until(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
-    expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
+      const served = await spendAtOnce([a.url, b.url], 30, session, refusal);
+      await quiet([a, b], 30);
+      expect(upstream.received).toHaveLength(served);
+      await until(async () => (await counter(config)).held === 0, 'every reservation to be settled');
+      expect((await counter(config)).spent).toBeCloseTo(served * COST, 9);
 
-    // Killed outright, then started again on its ledger: the session is still spent, on both, and no more than it was.
-    a.child.kill('SIGKILL');
-    const again = await gatewayProcess(file, ledger);
-    expect(await inSession(again.url, SESSION)).toMatchObject({ status: 429, type: 'rate_limit_error' });
-    expect(await inSession(b.url, SESSION)).toMatchObject({ status: 429, type: 'rate_limit_error' });
-    expect(await inSession(again.url, OTHER)).toEqual({ status: 200 });
-    await until(async () => (await sessionCounterOf(config, OTHER)).spent > 0, 'the other session to be settled');
-    expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(COST, 9);
-    expect(await sessionCounterOf(config, SESSION)).toMatchObject({ spent: expect.closeTo(served * COST, 9), reserved: 0, held: 0 });
-    for (const c of [again.child, b.child]) c.kill('SIGTERM');
-  }, PROCESS_TEST_MS);
+      // Killed outright, then started again on its ledger: still spent, on both, and no more than it was.
+      a.child.kill('SIGKILL');
+      const again = await gatewayProcess(file, ledger);
+      expect(await inSession(again.url, session)).toMatchObject({ status: 429, type: 'rate_limit_error' });
+      expect(await inSession(b.url, session)).toMatchObject({ status: 429, type: 'rate_limit_error' });
+      if (per === 'session') {
+        expect(await inSession(again.url, OTHER)).toEqual({ status: 200 });
+        await until(async () => (await sessionCounterOf(config, OTHER)).spent > 0, 'the other session to be settled');
+        expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(COST, 9);
+      }
+      expect(await counter(config)).toMatchObject({ spent: expect.closeTo(served * COST, 9), reserved: 0, held: 0 });
+      for (const c of [again.child, b.child]) c.kill('SIGTERM');
+    }, PROCESS_TEST_MS);
+  }
 });
