@@ -4,8 +4,10 @@
  * one session's concurrent requests spread over both gateways stop at the budget plus at most one
  * request's largest cost, another session of the same key goes on, and the session's spend
  * outlives a gateway's restart, since Redis holds it (the restarted gateway's ledger seeding
- * nothing on top): gateways in this process, then gateways in processes of their own, one killed
- * (SIGKILL) and started again; and the same across processes for a budget per day.
+ * nothing on top). Redis killed with a session's requests in progress on both gateways: they finish,
+ * the load meanwhile is answered as `state.onRedisDown.budgets` says, and once Redis is back a
+ * session's concurrent requests stop at its budget across both again. Then gateways in processes of
+ * their own, one killed (SIGKILL) and started again, for a budget per session and one per day.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,20 +60,30 @@ afterEach(async () => {
 });
 
 const answering = (_req: unknown, res: ServerResponse) => sendJson(res, 200, { ...messageJson('claude-upstream'), usage: USAGE });
+/** Upstream answers held until `release()`, so that requests stay in progress. */
+function holdAnswers(): { release: () => void } {
+  let release = () => {};
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  upstream.always(async (req, res) => {
+    await gate;
+    answering(req, res);
+  });
+  return { release };
+}
 
 let prefixes = 0;
 /**
  * Group `dev` with a budget of BUDGET per session (and a day's far above it), or per day, its state in the test
  * Redis under a prefix of its own.
  */
-function budgetConfig(per: 'session' | 'day' = 'session'): WrittenConfig {
+function budgetConfig(per: 'session' | 'day' = 'session', state: Record<string, unknown> = {}): WrittenConfig {
   const base = withoutRetries(testConfig(upstream.url));
   return {
     ...base,
     server: { timeZone: 'UTC' },
     models: { ...base.models, 'claude-test': { provider: 'anthropic', upstreamModel: 'claude-upstream', price: PRICE } },
     keyGroups: { dev: { keys: [GATEWAY_KEY], budget: per === 'session' ? [{ usd: BUDGET, per: 'session' }, { usd: 100, per: 'day' }] : { usd: BUDGET, per: 'day' } } },
-    state: { redis: redis.url, keyPrefix: `e2e-session-budgets-${process.pid}-${prefixes++}:` },
+    state: { redis: redis.url, keyPrefix: `e2e-session-budgets-${process.pid}-${prefixes++}:`, ...state },
   } as WrittenConfig;
 }
 const prefixOf = (config: WrittenConfig) => (config.state as { keyPrefix: string }).keyPrefix;
@@ -215,6 +227,46 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(3 * COST, 9);
     expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
   });
+
+  for (const policy of [undefined, 'open'] as const) {
+    it(`Redis killed with a session's requests in progress on both (onRedisDown.budgets ${policy ?? 'unset: closed'}): they finish, ${policy === 'open' ? 'each gateway counts on its own' : "503 in the caller's shape"} meanwhile, and the session budget holds across both again once Redis is back`, async () => {
+      const config = budgetConfig('session', { commandTimeoutMs: 300, ...(policy ? { onRedisDown: { budgets: policy } } : {}) });
+      const a = await startGateway(config);
+      const b = await startGateway(config);
+      running.push(a, b);
+      const urls = [a.url, b.url];
+
+      // Six requests of the session in progress, three through each gateway, when Redis dies.
+      const held = holdAnswers();
+      const inProgress = Array.from({ length: 6 }, (_, i) => inSession(urls[i % 2]!, SESSION));
+      await until(async () => (await sessionCounterOf(config, SESSION)).held === 6, 'the six to reserve');
+      await redis.kill();
+      held.release();
+      // Finished, not cut, whatever their settling meets.
+      expect(await Promise.all(inProgress)).toEqual(Array(6).fill({ status: 200 }));
+      upstream.always(answering);
+
+      // Load meanwhile, on both: each answer in the caller's shape, as the policy says.
+      const during = await Promise.all(Array.from({ length: 10 }, (_, i) => inSession(urls[i % 2]!, OTHER)));
+      // Open: five each, well under what a gateway's own counter of the session allows.
+      if (policy === 'open') expect(during).toEqual(Array(10).fill({ status: 200 }));
+      else expect(during.every((x) => x.status === 529 && x.type === 'overloaded_error')).toBe(true);
+      await quiet([a, b], 16);
+
+      // Redis back (empty, on the same port): a session's requests all at once stop at its budget across both again.
+      await redis.restart();
+      for (const gw of [a, b]) await until(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
+      const fresh = 'claude-session-after-outage';
+      const served = await spendAtOnce(urls, 30, fresh, `per session in this session (${fresh})`);
+      await until(async () => (await sessionCounterOf(config, fresh)).held === 0, 'every reservation to be settled');
+      expect((await sessionCounterOf(config, fresh)).spent).toBeCloseTo(served * COST, 9);
+      for (const gw of [a, b]) {
+        const text = gw.output.join('');
+        expect(text.match(/cannot be reached/g)).toHaveLength(1);
+        expect(text.match(/answers again/g)).toHaveLength(1);
+      }
+    });
+  }
 
   const processCases = [
     { per: 'session', session: SESSION, refusal: SESSION_REFUSAL, counter: (c: WrittenConfig) => sessionCounterOf(c, SESSION) },
