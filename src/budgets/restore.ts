@@ -6,8 +6,8 @@
  * A per-session budget's counters are its sessions still alive: the ledger's entries of the last
  * SESSION_RESTORE_MS, summed per session, a session's sum starting afresh after a gap of a day
  * (it had been forgotten then), and kept when its last request is less than a day old. A session
- * id is read back as the ledger's reader escapes it: one holding a backslash or a control character
- * (never a real client's) reads back as another id, and that session starts again from nothing.
+ * id reads back exactly as the ledger wrote it (JSON's escapes, nothing for a terminal: ledger/entry.ts),
+ * which is the id the session's next request carries, whatever bytes its header held.
  */
 import type { BudgetPeriod, Config } from '../config/types.js';
 import type { LedgerEntry } from '../ledger/entry.js';

@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { printable, safeToPrint } from '../log/terminal-text.js';
 import { ledgerFacts, readLedgerTail } from './from-ledger.js';
 import { createStore, summaryOf } from './store.js';
 
@@ -106,5 +107,17 @@ describe('reading the ledger tail', () => {
     expect(rows.map((r) => r.model)).toEqual(['model-8', 'model-7']);
     expect(rows[1]).toMatchObject({ restored: true, bodiesDropped: true, keyGroup: 'dev', keyName: 'alice', status: 200, costUsd: null, sessionId: 's-1', usage: { inputTokens: 70, outputTokens: 7 } });
     expect(rows[0]).toMatchObject({ costUsd: 0.001 });
+  });
+
+  it.each([
+    ['a session id as the gateway keeps it (escaped when its request arrived): as it is, so it groups with the rows of this run', printable('a\tb\\c\u0085'), printable('a\tb\\c\u0085')],
+    ['a session id an edit put there raw: escaped', '\u001b]0;pwned\u0007\u202es', '\\x1b]0;pwned\\x07\\u202es'],
+    ['line breaks and a lone surrogate', 'a\r\nb\ud800', 'a\\r\\nb\\ud800'],
+  ])('shows ledger text safely: %s', async (_name, session, shown) => {
+    const dir = ledger({ '2026-11.jsonl': line('2026-11', 1, { session, agent: session, key: session }) });
+    const { entries } = await readLedgerTail(dir, 10);
+    const facts = ledgerFacts(entries[0]!, 0);
+    expect(facts).toMatchObject({ sessionId: shown, agentId: shown, keyName: shown });
+    expect(safeToPrint(JSON.stringify(facts))).toBe(true);
   });
 });

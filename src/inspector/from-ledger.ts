@@ -11,7 +11,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LedgerEntry, parseEntry } from '../ledger/entry.js';
+import { type LedgerEntry, parseEntry, shownText } from '../ledger/entry.js';
 import { LINE_LIMIT } from '../ledger/read.js';
 import { EXCHANGE_JSON_VERSION, type ExchangeJson } from '../log/exchange-json.js';
 
@@ -88,7 +88,11 @@ async function readTail(file: string, max: number): Promise<{ lines: string[]; r
 /** The prefix of a restored row's id: a request of this run never has one. */
 const RESTORED_ID_PREFIX = 'before-restart-';
 
-/** A ledger entry as the facts of an exchange (no bodies). */
+/**
+ * A ledger entry as the facts of an exchange (no bodies). Its texts as shown (`shownText`): what the
+ * gateway wrote is unchanged, so a session's rows from before the restart group with its rows of
+ * this run; what an edit put there raw is escaped.
+ */
 export function ledgerFacts(e: LedgerEntry, n: number): ExchangeJson {
   const priced = e.usd === null ? { usd: null, source: 'unpriced' as const } : e.priced === 'config' || e.priced === 'catalogue' ? { usd: e.usd, source: e.priced } : undefined;
   return {
@@ -97,14 +101,14 @@ export function ledgerFacts(e: LedgerEntry, n: number): ExchangeJson {
     time: new Date(e.time).toISOString(),
     method: 'POST',
     path: '',
-    keyGroup: e.group,
-    keyId: e.keyId,
-    keyName: e.key,
-    model: e.model,
-    provider: e.provider,
-    ...(e.upstreamModel !== undefined ? { upstreamModel: e.upstreamModel } : {}),
-    ...(e.session !== undefined ? { sessionId: e.session } : {}),
-    ...(e.agent !== undefined ? { agentId: e.agent } : {}),
+    keyGroup: shownText(e.group),
+    keyId: shownText(e.keyId),
+    keyName: shownText(e.key),
+    model: shownText(e.model),
+    provider: shownText(e.provider),
+    ...(e.upstreamModel !== undefined ? { upstreamModel: shownText(e.upstreamModel) } : {}),
+    ...(e.session !== undefined ? { sessionId: shownText(e.session) } : {}),
+    ...(e.agent !== undefined ? { agentId: shownText(e.agent) } : {}),
     ...(e.status !== undefined ? { status: e.status } : {}),
     usage: { inputTokens: e.input, outputTokens: e.output, cachedTokens: e.cacheRead, cacheWriteTokens: e.cacheWrite },
     ...(priced !== undefined && e.priced !== 'unreported' ? { cost: priced } : {}),

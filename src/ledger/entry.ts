@@ -8,7 +8,7 @@ import type { CostSource } from '../cost/cost.js';
 import type { RequestRecord } from '../log/record.js';
 import { isoTime } from '../log/iso-time.js';
 import { jsonQuoted } from '../log/json-quoted.js';
-import { printable } from '../log/terminal-text.js';
+import { printableLines } from '../log/terminal-text.js';
 
 export const LEDGER_VERSION = 1;
 
@@ -70,6 +70,13 @@ const countText = (n: number | undefined): string => (n !== undefined && Number.
 
 /** Longest text field kept from a line read back; longer ones are cut. */
 const TEXT_LIMIT = 256;
+/**
+ * Longest session or agent id kept: the gateway keeps 128 characters of the caller's header
+ * (`CLIENT_ID_LIMIT`), escaped for a terminal on arrival, and an escape is at most six characters
+ * (`\uHHHH`). An id the gateway wrote reads back whole, so that its session is the one later
+ * requests carry.
+ */
+export const ID_TEXT_LIMIT = 6 * 128;
 const PRICED = new Set(['config', 'catalogue', 'unpriced', 'unreported']);
 
 /** A ledger line read back, or undefined when it is not one (a bad line is skipped, not trusted in part). */
@@ -102,8 +109,8 @@ export function parseEntry(line: string): LedgerEntry | undefined {
     provider,
     upstreamModel: text(o.upstreamModel),
     credential: text(o.credential),
-    session: text(o.session),
-    agent: text(o.agent),
+    session: text(o.session, ID_TEXT_LIMIT),
+    agent: text(o.agent, ID_TEXT_LIMIT),
     status,
     input,
     output,
@@ -114,11 +121,28 @@ export function parseEntry(line: string): LedgerEntry | undefined {
   };
 }
 
-/** A text field, escaped for a terminal and capped; anything else is absent. */
-function text(v: unknown): string | undefined {
+/**
+ * A text field as the line holds it, capped; anything else is absent. Not escaped here: JSON's own
+ * escapes give back exactly what was written, which budgets match on (a session's spend is restored
+ * under the id its next request carries). Escaping is for where it is shown: `shownText`.
+ */
+function text(v: unknown, limit = TEXT_LIMIT): string | undefined {
   if (typeof v !== 'string' || v.length === 0) return undefined;
-  return printable(v.length > TEXT_LIMIT ? v.slice(0, TEXT_LIMIT) : v);
+  return v.length > limit ? v.slice(0, limit) : v;
 }
+
+/**
+ * A ledger text as a terminal or the inspector shows it. What the gateway writes there is safe to
+ * show already (a session id was escaped for a terminal when its request arrived), so it shows as
+ * it is, as in the log line; what an edit of the file put there raw (ESC, CR, a bidi override, a lone surrogate) is
+ * escaped, line breaks too. Backslashes are left as they are: doubled, an id the gateway escaped
+ * would show otherwise than in the log line and the inspector's rows of this run.
+ */
+export function shownText(text: string): string {
+  const escaped = printableLines(text);
+  return escaped.includes('\n') ? escaped.replace(LINE_BREAK, '\\n') : escaped;
+}
+const LINE_BREAK = /\n/g;
 
 /** A token count: a finite non-negative integer below 2^53. */
 function count(v: unknown): number | undefined {

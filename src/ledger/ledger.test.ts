@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from './entry.js';
 import { newRecord, type RequestRecord } from '../log/record.js';
 import { LINE_LIMIT, readLedger } from './read.js';
-import { entryLine, parseEntry } from './entry.js';
+import { entryLine, ID_TEXT_LIMIT, parseEntry, shownText } from './entry.js';
+import { printable, safeToPrint } from '../log/terminal-text.js';
 import { createLedger } from './writer.js';
 
 const NOV = Date.UTC(2026, 10, 26, 12);
@@ -86,6 +87,26 @@ describe('a ledger line', () => {
   });
 });
 
+describe('ledger text read back and shown', () => {
+  const HOSTILE = ['\u001b]0;pwned\u0007', 'a\r\nb', 'a\u007fb', '\u0085\u009b2J', 'user\u202egnp.exe', '\u2066x\u2069', 'a\ud800b', 'ab\udc00', '"q" \\ \\x1b', 'tab\there', 'é😀'];
+  it.each(HOSTILE)('%j reads back exactly, shows escaped, and shows as the gateway logged it when the gateway wrote it', (text) => {
+    const e = parseEntry(entryLine(finished(NOV, { sessionId: text, agentId: text, keyName: text, model: text })).trim());
+    expect(e).toMatchObject({ session: text, agent: text, key: text, model: text });
+    // Raw, as an edit could put it there: nothing that drives a terminal is shown.
+    expect(safeToPrint(shownText(text))).toBe(true);
+    expect(shownText(text)).not.toContain('\n');
+    // Escaped on arrival, as the gateway keeps a caller's id: shown as the log line shows it, not escaped twice.
+    expect(shownText(printable(text))).toBe(printable(text));
+  });
+
+  it('cuts an id past the longest the gateway writes, and other texts past theirs', () => {
+    const long = 'x'.repeat(5000);
+    const e = parseEntry(entryLine(finished(NOV, { sessionId: long, model: long })).trim());
+    expect(e?.session).toHaveLength(ID_TEXT_LIMIT);
+    expect(e!.model.length).toBeLessThan(ID_TEXT_LIMIT);
+  });
+});
+
 describe('the usage ledger', () => {
   it('writes one line per finished model request, in the file of the month it started, and reads them back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
@@ -143,7 +164,9 @@ describe('the usage ledger', () => {
     const { entries, read } = await all(dir);
     expect(read.skipped).toBe(bad.length);
     expect(entries).toHaveLength(3);
-    expect(entries[2]!.session).not.toContain('\u001b');
+    // Read back as written; shown, escaped.
+    expect(entries[2]!.session).toBe('\u001b[2Jsess');
+    expect(shownText(entries[2]!.session!)).toBe('\\x1b[2Jsess');
     await ledger.close();
   });
 

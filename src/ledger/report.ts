@@ -5,7 +5,7 @@
  */
 import { assertNever } from '../assert-never.js';
 import { dayStart, wallAt } from '../budgets/periods.js';
-import type { LedgerEntry } from './entry.js';
+import { type LedgerEntry, shownText } from './entry.js';
 
 export const GROUPINGS = ['day', 'group', 'key', 'model', 'provider', 'session'] as const;
 export type Grouping = (typeof GROUPINGS)[number];
@@ -41,7 +41,10 @@ function add(row: UsageRow, e: LedgerEntry): void {
   else row.usd += e.usd;
 }
 
-/** Sums entries as they are read; `done` gives the rows (days in order, the rest dearest first). */
+/**
+ * Sums entries as they are read; `done` gives the rows (days in order, the rest dearest first), each
+ * named by text safe to print (`shownText`), for the table, the JSON and the CSV alike.
+ */
 export function usageSummer(by: Grouping, timeZone: string): { add(e: LedgerEntry): void; done(): UsageTotals } {
   const rows = new Map<string, UsageRow>();
   const total = newRow('total');
@@ -78,7 +81,8 @@ export function usageSummer(by: Grouping, timeZone: string): { add(e: LedgerEntr
       const name = nameOf(e);
       let row = rows.get(name);
       if (row === undefined) {
-        row = newRow(name);
+        // Rows by the text as written, named as shown: escaped once per row, not per entry.
+        row = newRow(by === 'day' ? name : shownText(name));
         rows.set(name, row);
       }
       add(row, e);

@@ -43,6 +43,9 @@ function ledger(): { cwd: string; env: Record<string, string> } {
     entry(1, { group: 'ci', key: '=HYPERLINK("x")', keyId: 'ef56ab78', session: 's2' }),
     entry(2, { model: 'local', provider: 'ollama', usd: null, priced: 'unpriced', cacheRead: 0, cacheWrite: 0 }),
     entry(3, { session: '\u001b]0;pwned\u0007s3' }),
+    // As the gateway writes a header's tab and C1 byte (escaped when the request arrived), and a bidi override an edit put there raw.
+    entry(3, { session: 'tab\\there\\x85', usd: 0 }),
+    entry(3, { session: 'user\u202egnp.exe', usd: 0 }),
     // Far outside a week.
     entry(40, { model: 'old' }),
     'not a ledger line',
@@ -75,13 +78,13 @@ describe('model-gateway usage', () => {
     const { code, out } = await usage([...WEEK, '--by', by, '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(out) as { rows: { name: string; requests: number; usd: number }[]; total: Record<string, number>; skippedLines: number };
-    expect(report.total).toMatchObject({ requests: 5, inputTokens: 5000, outputTokens: 500, unpricedRequests: 1 });
+    expect(report.total).toMatchObject({ requests: 7, inputTokens: 7000, outputTokens: 700, unpricedRequests: 1 });
     expect(report.total.usd).toBeCloseTo(0.05, 9);
-    expect(report.total.cacheHitRate).toBeCloseTo(2400 / 5000, 9);
+    expect(report.total.cacheHitRate).toBeCloseTo(3600 / 7000, 9);
     expect(report.skippedLines).toBe(2);
-    expect(report.rows.reduce((n, r) => n + r.requests, 0)).toBe(5);
+    expect(report.rows.reduce((n, r) => n + r.requests, 0)).toBe(7);
     const names = report.rows.map((r) => r.name);
-    const expected: Record<(typeof GROUPINGS)[number], number> = { day: 4, group: 2, key: 2, model: 3, provider: 3, session: 4 };
+    const expected: Record<(typeof GROUPINGS)[number], number> = { day: 4, group: 2, key: 2, model: 3, provider: 3, session: 6 };
     expect(names).toHaveLength(expected[by]);
     if (by === 'day') expect([...names].sort()).toEqual(names);
     // The dearest first: claude's three requests at $0.01.
@@ -93,7 +96,7 @@ describe('model-gateway usage', () => {
     expect(code).toBe(0);
     const lines = out.trimEnd().split('\r\n');
     expect(lines[0]).toBe(`${by},requests,input_tokens,output_tokens,cache_read_tokens,cache_write_tokens,cache_hit_rate,usd,unpriced_requests`);
-    expect(lines.at(-1)).toMatch(/^total,5,5000,500,2400,/);
+    expect(lines.at(-1)).toMatch(/^total,7,7000,700,3600,/);
     for (const line of lines) expect(line).not.toMatch(/(^|,)[=+\-@]/);
     if (by === 'key') expect(out).toContain(`"ci:=HYPERLINK(""x"")"`);
   });
@@ -110,6 +113,17 @@ describe('model-gateway usage', () => {
       return (code < 0x20 && ch !== '\n') || (code >= 0x7f && code <= 0x9f);
     });
     expect(control).toEqual([]);
+  });
+
+  it.each(['table', '--json', '--csv'])('--by session (%s): ids show as the log line shows them, escaped once, and a raw one escaped', async (format) => {
+    const { out } = await usage([...WEEK, '--by', 'session', ...(format === 'table' ? [] : [format])]);
+    // JSON writes a backslash as two.
+    const shown = (id: string) => (format === '--json' ? JSON.stringify(id).slice(1, -1) : id);
+    expect(out).toContain(shown('tab\\there\\x85'));
+    expect(out).not.toContain(shown('tab\\\\there'));
+    expect(out).toContain(shown('user\\u202egnp.exe'));
+    expect(out).toContain(shown('\\x1b]0;pwned\\x07s3'));
+    expect(out).not.toMatch(/[\u001b\u0007\u202e]/);
   });
 
   it('--month reads one calendar month; the default is this month', async () => {

@@ -79,7 +79,7 @@ export async function usage(flags: UsageFlags, io: CliIo): Promise<void> {
   }
   const count = (n: number) => n.toLocaleString('en-US');
   const columns: Column<UsageRow>[] = [
-    // Ledger text is escaped when read (ledger/entry.ts); escaped again it would show its backslashes twice.
+    // Row names are escaped when the report makes them (ledger/report.ts); escaped again they would show their backslashes twice.
     { header: by, cell: (r) => (r === totals.total ? c.bold('total') : r.name) },
     { header: 'requests', cell: (r) => count(r.requests) },
     { header: 'input', cell: (r) => count(r.input) },
