@@ -30,8 +30,9 @@ export const CONTENT_LIMIT = 8 * 1024;
  */
 const FINISH =
   /"(?:finish_reason|stop_reason|finishReason)":\s*"([^"\\]{1,64})"|"incomplete_details":\s*\{\s*"reason":\s*"([^"\\]{1,64})"|"type":\s*"response\.(completed|failed|cancelled)"/g;
-/** A whole Responses answer says what it is; only such a body is parsed for its status. */
-const WHOLE_RESPONSE = /^\s*\{[^]*"object":\s*"response"/;
+/** A whole answer is one JSON object; a Responses one says what it is. Only such a body is parsed for its status. */
+const WHOLE_BODY = /^\s*\{/;
+const RESPONSE_OBJECT = /"object":\s*"response"/;
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 /** Distinct reasons kept (a Chat request may ask for several choices). */
 const MAX_REASONS = 8;
@@ -181,7 +182,7 @@ export function requestTrace(kit: TraceKit, req: IncomingMessage, parent: Api.Co
  * The body was parsed once already on its way here; only a traced request that stated no other reason pays again.
  */
 function wholeResponseStatus(text: string): string | undefined {
-  if (!WHOLE_RESPONSE.test(text)) return undefined;
+  if (!WHOLE_BODY.test(text) || !RESPONSE_OBJECT.test(text)) return undefined;
   try {
     const answer: unknown = JSON.parse(text);
     const status = typeof answer === 'object' && answer !== null ? (answer as { status?: unknown }).status : undefined;
