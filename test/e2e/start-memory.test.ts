@@ -16,7 +16,7 @@ const BIN = join(REPO, 'bin/model-gateway.js');
 const PROBE = join(REPO, 'test/helpers/start-probe.mjs');
 const UPSTREAM = 'http://127.0.0.1:9';
 
-/** Packages loaded only by a gateway whose config uses them. */
+/** Packages loaded only by a gateway whose config uses them (ws: by the first WebSocket upgrade). */
 const ON_DEMAND = [
   '@pydantic/genai-prices',
   'ioredis',
@@ -26,6 +26,7 @@ const ON_DEMAND = [
   '@aws-sdk/credential-providers',
   '@smithy/signature-v4',
   'ora',
+  'ws',
 ];
 
 /** A config as users write one: every common provider kind (Bedrock with an API key), globs, hashed keys. */
