@@ -107,7 +107,7 @@ describe('a just-started gateway', () => {
 
   it('has its young generation at its first size, not grown by the start', async () => {
     const probed = await startAndProbe([]);
-    // V8 starts it at 1 MB a semi-space (2 MB both); a start that let it grow reaches 16 MB a semi-space.
+    // V8's first size is a small fraction of its largest, which a start that lets it grow reaches.
     expect(probed.spaces.new_space).toBeLessThanOrEqual(4 * 2 ** 20);
   });
 });
