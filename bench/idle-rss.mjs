@@ -7,8 +7,8 @@
  *
  *   node bench/idle-rss.mjs [--starts 5] [--bin other/bin/model-gateway.js] [--serve-args "--metrics-port 0"]
  *        [--node-args "--max-semi-space-size=1"] [--reference] [--heap]
- * (`--reference`: the reference forwarder too. `--heap`: also the gateway's V8 heap, from a `--heap-prof`-free
- * reading of /proc: the heap is not reachable from outside, so it is printed by a preloaded module.)
+ * (`--reference`: the reference forwarder too. `--heap`: also the gateway's `process.memoryUsage()`, which a module
+ * preloaded with `--import` writes to a file when the process is sent SIGUSR2.)
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
