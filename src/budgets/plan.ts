@@ -76,11 +76,14 @@ export function currentCounters(plan: BudgetPlan, now: number, session: string |
 
 /** Every budget line of a config: what the ledger restores spend for at start. */
 export function allLines(config: Config): BudgetLine[] {
-  const timeZone = config.server.timeZone ?? machineTimeZone();
+  // The machine's zone is asked of Intl only for a budget: Intl's first use reads its locale and zone data into
+  // the process's memory, which a gateway without budgets need not hold (docs/performance.md, "Memory at start").
+  let timeZone: string | undefined;
+  const zone = () => (timeZone ??= config.server.timeZone ?? machineTimeZone());
   const out: BudgetLine[] = [];
   for (const g of config.keyGroups.values()) {
-    out.push(...linesOf(groupOwner(g), g.budgets, timeZone));
-    for (const k of g.keys) out.push(...linesOf(keyOwner(k), k.budgets, timeZone));
+    if (g.budgets?.length) out.push(...linesOf(groupOwner(g), g.budgets, zone()));
+    for (const k of g.keys) if (k.budgets?.length) out.push(...linesOf(keyOwner(k), k.budgets, zone()));
   }
   return out;
 }

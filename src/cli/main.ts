@@ -20,6 +20,7 @@ import type { StatusFlags } from './commands/status.js';
 import type { UsageFlags } from './commands/usage.js';
 import { processIo, type CliIo } from './io.js';
 import type { ClientName } from './snippets.js';
+import { holdYoungGeneration, releaseYoungGeneration } from './young-generation.js';
 
 function parseMs(value: string): number {
   const ms = Number(value);
@@ -96,8 +97,15 @@ export function createProgram(io: CliIo, outcome: Outcome = { code: 0 }): Comman
       '\nExamples:\n  $ npx model-gateway serve\n  $ npx model-gateway serve --config gateway.config.yaml --port 0 --verbose\n  $ npx model-gateway serve -vv\n  $ npx model-gateway serve --config gateway.config.json --no-watch\n',
     )
     .action(async (flags: ServeFlags) => {
-      const { serve } = await import('./commands/serve.js');
-      await serve(flags, io);
+      // Before the command's modules load: they are most of what the start allocates (cli/young-generation.ts).
+      holdYoungGeneration();
+      try {
+        const { serve } = await import('./commands/serve.js');
+        await serve(flags, io);
+      } finally {
+        // serve lets it go once it listens; a start that failed, in a process that goes on (a test's), does here.
+        releaseYoungGeneration();
+      }
     });
 
   program

@@ -1,12 +1,47 @@
 /**
- * Prices from the catalogue shipped in `@pydantic/genai-prices`, read offline: only the data the
- * package carries is used (its `updatePrices`, which fetches a newer file, is never called, and
- * importing it starts nothing). A provider is found by its base URL (the catalogue's API patterns),
- * else by its kind; the model by the upstream model name, as the catalogue matches names.
+ * Prices from the catalogue of `@pydantic/genai-prices`, read offline from the compact copy of it that
+ * `npm run catalogue` writes (`catalogue-data.ts`): only what a lookup needs, as one JSON text parsed on the
+ * first lookup. The package itself is not loaded: evaluating its catalogue as code costs a gateway several
+ * times the memory of the data (docs/performance.md, "Memory at start").
+ *
+ * A lookup does what the package's `calcPrice` does with a provider's base URL or id: a provider is found by
+ * its base URL (the catalogue's API patterns), else by its kind; the model by the upstream model name as the
+ * catalogue matches names (lower-cased, then with a `-YYYYMMDD` date written `-YYYY-MM-DD`), in the provider's
+ * models and then its fallback providers'. `catalogue.contract.test.ts` holds the two to the same answers.
  */
-import { calcPrice, type ModelInfo, type ModelPrice } from '@pydantic/genai-prices';
 import type { ProviderConfig } from '../config/types.js';
-import type { Price, PricePeriod, Rate, Rates } from './price.js';
+import { CATALOGUE_JSON } from './catalogue-data.js';
+import type { Price, PricePeriod } from './price.js';
+
+/** The package's match rule; the strings lower-cased when written, except a regex's. */
+export type MatchRule =
+  | { readonly and: readonly MatchRule[] }
+  | { readonly or: readonly MatchRule[] }
+  | { readonly equals: string }
+  | { readonly starts_with: string }
+  | { readonly ends_with: string }
+  | { readonly contains: string }
+  | { readonly regex: string };
+
+/** A model: its id, its rule, its token prices as the gateway reads them (0: none by the token). */
+export type CatalogueModel = readonly [id: string, match: MatchRule, periods: readonly PricePeriod[] | 0];
+
+export interface CatalogueProvider {
+  readonly id: string;
+  /** The start of its API's URLs, a regular expression. */
+  readonly api: string;
+  /** Other ids it is known by (`provider_match`). */
+  readonly match?: MatchRule;
+  /** Providers whose models it also serves, in order. */
+  readonly fallbacks?: readonly string[];
+  readonly models: readonly CatalogueModel[];
+}
+
+export interface Catalogue {
+  /** The package's version it was written from. */
+  readonly version: string;
+  readonly providers: readonly CatalogueProvider[];
+}
 
 /** The catalogue's provider for a kind whose base URL it does not know (a test server, a proxy in front). */
 const KIND_PROVIDER: Readonly<Record<string, string>> = {
@@ -21,69 +56,88 @@ const KIND_PROVIDER: Readonly<Record<string, string>> = {
 
 /** Longest model name looked up: names come from callers when a glob sends them on. */
 const NAME_LIMIT = 200;
+/** Longest base URL tried against the API patterns: it comes from the config. */
+const URL_LIMIT = 2048;
+
+let catalogue: Catalogue | undefined;
+/** Each pattern compiled once: the API patterns and the models' regex rules. */
+const compiled = new Map<string, RegExp>();
 
 /** The catalogue's price of `upstreamModel` at `provider`; undefined when it has none (a local server, an unknown model). */
 export function cataloguePrice(provider: ProviderConfig, upstreamModel: string): Price | undefined {
   if (upstreamModel.length === 0 || upstreamModel.length > NAME_LIMIT) return undefined;
-  const found = lookUp(upstreamModel, provider.baseUrl, KIND_PROVIDER[provider.type]);
+  catalogue ??= JSON.parse(CATALOGUE_JSON) as Catalogue;
+  const found = lookUp(catalogue.providers, upstreamModel.toLowerCase().trim(), provider);
   if (!found) return undefined;
-  const periods = periodsOf(found.model);
-  return periods ? { source: 'catalogue', label: `${found.provider.id}/${found.model.id}`, periods } : undefined;
+  const [id, , periods] = found.model;
+  return periods === 0 ? undefined : { source: 'catalogue', label: `${found.provider.id}/${id}`, periods };
 }
 
-function lookUp(model: string, baseUrl: string, kindProvider: string | undefined) {
-  try {
-    // The base URL first: an `openai` kind pointed at another service is priced as that service.
-    const byUrl = baseUrl ? calcPrice({}, model, { providerApiUrl: baseUrl }) : null;
-    if (byUrl) return byUrl;
-    return kindProvider ? calcPrice({}, model, { providerId: kindProvider }) : null;
-  } catch {
-    // A catalogue entry the package cannot read is no price, not a failed request.
-    return null;
+interface Found {
+  readonly provider: CatalogueProvider;
+  readonly model: CatalogueModel;
+}
+
+function lookUp(providers: readonly CatalogueProvider[], name: string, config: ProviderConfig): Found | undefined {
+  // The base URL first: an `openai` kind pointed at another service is priced as that service.
+  const url = config.baseUrl;
+  if (url && url.length <= URL_LIMIT) {
+    const byUrl = providers.find((p) => pattern(`^(?:${p.api})`).test(url));
+    const model = byUrl && modelOf(providers, byUrl, name);
+    if (model) return { provider: byUrl, model };
   }
+  const kind = KIND_PROVIDER[config.type];
+  const byKind = kind === undefined ? undefined : (providers.find((p) => p.id === kind) ?? providers.find((p) => p.match !== undefined && matches(p.match, kind)));
+  const model = byKind && modelOf(providers, byKind, name);
+  return model ? { provider: byKind, model } : undefined;
 }
 
-function periodsOf(model: ModelInfo): PricePeriod[] | undefined {
-  if (!Array.isArray(model.prices)) {
-    const rates = ratesOf(model.prices);
-    return rates ? [{ rates }] : undefined;
+/** The provider's model for `name`, else its fallbacks', else the same for `name` with its date written with dashes. */
+function modelOf(providers: readonly CatalogueProvider[], provider: CatalogueProvider, name: string): CatalogueModel | undefined {
+  const found = withFallbacks(providers, provider, name);
+  if (found) return found;
+  const dashed = dashDate(name);
+  return dashed === name ? undefined : withFallbacks(providers, provider, dashed);
+}
+
+function withFallbacks(providers: readonly CatalogueProvider[], provider: CatalogueProvider, name: string): CatalogueModel | undefined {
+  const own = provider.models.find((m) => matches(m[1], name));
+  if (own) return own;
+  for (const id of provider.fallbacks ?? []) {
+    // One level only, as the package does: a fallback's own fallbacks are not tried.
+    const fallback = providers.find((p) => p.id === id);
+    const found = fallback?.models.find((m) => matches(m[1], name));
+    if (found) return found;
   }
-  const periods: PricePeriod[] = [];
-  for (const { constraint, prices } of model.prices) {
-    const rates = ratesOf(prices);
-    if (!rates) return undefined;
-    if (constraint === undefined) periods.push({ rates });
-    else if (constraint.type === 'start_date') periods.push({ rates, from: Date.parse(`${constraint.start_date}T00:00:00Z`) });
-    else periods.push({ rates, daily: { start: secondsOfDay(constraint.start_time), end: secondsOfDay(constraint.end_time) } });
+  return undefined;
+}
+
+/** Whether lower-cased `name` meets `rule`. */
+function matches(rule: MatchRule, name: string): boolean {
+  if ('and' in rule) return rule.and.every((r) => matches(r, name));
+  if ('or' in rule) return rule.or.some((r) => matches(r, name));
+  if ('equals' in rule) return name === rule.equals;
+  if ('starts_with' in rule) return name.startsWith(rule.starts_with);
+  if ('ends_with' in rule) return name.endsWith(rule.ends_with);
+  if ('contains' in rule) return name.includes(rule.contains);
+  return pattern(rule.regex).test(name);
+}
+
+function pattern(source: string): RegExp {
+  let re = compiled.get(source);
+  if (re === undefined) {
+    re = new RegExp(source);
+    compiled.set(source, re);
   }
-  return periods.length > 0 ? periods : undefined;
+  return re;
 }
 
-/** The token rates of a catalogue price; undefined when it has no input or output rate (priced per request or per second). */
-function ratesOf(p: ModelPrice): Rates | undefined {
-  const input = rate(p.input_mtok);
-  const output = rate(p.output_mtok);
-  if (input === undefined || output === undefined) return undefined;
-  return {
-    input,
-    output,
-    cacheRead: rate(p.cache_read_mtok),
-    cacheWrite: rate(p.cache_write_mtok),
-    cacheWrite1h: rate(p.cache_write_1h_mtok),
-  };
-}
+const DATED = /(-)(20\d{2})(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])(?=-|:|$)/g;
 
-function rate(value: ModelPrice[string]): Rate | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value : undefined;
-  if (value === undefined || typeof value.base !== 'number') return undefined;
-  return { base: value.base, tiers: value.tiers.map((t) => ({ start: t.start, price: t.price })) };
-}
-
-/** `HH:MM:SS` with a `Z` or an offset, as UTC seconds of the day. */
-function secondsOfDay(time: string): number {
-  const m = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|([+-])(\d{2}):(\d{2}))$/.exec(time);
-  if (!m) return 0;
-  const local = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3]);
-  const offset = m[4] === 'Z' ? 0 : (m[5] === '+' ? 1 : -1) * (Number(m[6]) * 3600 + Number(m[7]) * 60);
-  return (((local - offset) % 86_400) + 86_400) % 86_400;
+/** `-20250929` written `-2025-09-29` where it is a real date, as the catalogue's ids write dates. */
+function dashDate(name: string): string {
+  return name.replace(DATED, (all: string, dash: string, y: string, m: string, d: string) => {
+    const day = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
+    return day.getUTCFullYear() === Number(y) && day.getUTCMonth() === Number(m) - 1 && day.getUTCDate() === Number(d) ? `${dash}${y}-${m}-${d}` : all;
+  });
 }

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { authenticateThrottled } from '../auth/throttle.js';
 import type { Config } from '../config/types.js';
 import { authenticationFailed, GatewayError, notFound, permissionDenied } from '../errors.js';
@@ -47,8 +47,16 @@ export interface WebSockets {
   closeAll(): void;
 }
 
+/**
+ * The WebSocket library, loaded by the first upgrade a gateway accepts: a gateway no client reaches over a
+ * WebSocket does not hold it (docs/performance.md, "Memory at start").
+ */
+let library: Promise<typeof WebSocketServer> | undefined;
+const loadLibrary = () => (library ??= import('ws').then((ws) => ws.WebSocketServer));
+
 export function acceptWebSockets(server: Server, options: WebSocketOptions): WebSockets {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, clientTracking: false });
+  let wss: WebSocketServer | undefined;
+  let closing = false;
   const open = new Set<WebSocket>();
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const config = options.config();
@@ -61,9 +69,34 @@ export function acceptWebSockets(server: Server, options: WebSocketOptions): Web
     const tcp = req.socket;
     // Busy from now on: the first-request timer stops and the connection is never shed as idle.
     options.connections.requestStarted(tcp);
+    if (wss !== undefined) {
+      accept(wss, req, socket, head, config);
+      return;
+    }
+    // Node's server leaves an upgraded socket without an error listener: one is needed until the library takes it.
+    const onError = () => socket.destroy();
+    socket.on('error', onError);
+    loadLibrary().then(
+      (Library) => {
+        socket.off('error', onError);
+        wss ??= new Library({ noServer: true, perMessageDeflate: false, clientTracking: false });
+        // A caller gone meanwhile: its connection's close has dropped it already. The gateway closing: no new one.
+        if (closing) socket.destroy();
+        else if (!socket.destroyed) accept(wss, req, socket, head, config);
+      },
+      (err: unknown) => {
+        socket.off('error', onError);
+        options.connections.requestEnded(tcp);
+        refuse(req, socket, err);
+      },
+    );
+  });
+
+  function accept(library: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer, config: Config): void {
+    const tcp = req.socket;
     // Read per upgrade, so a reloaded cap applies to the connections made after it.
-    wss.options.maxPayload = config.server.maxBodyBytes + ENVELOPE_BYTES;
-    wss.handleUpgrade(req, socket, head, (ws) => {
+    library.options.maxPayload = config.server.maxBodyBytes + ENVELOPE_BYTES;
+    library.handleUpgrade(req, socket, head, (ws) => {
       open.add(ws);
       ws.once('close', () => {
         open.delete(ws);
@@ -78,9 +111,11 @@ export function acceptWebSockets(server: Server, options: WebSocketOptions): Web
         maxLifetimeMs: options.maxLifetimeMs ?? DEFAULT_LIFETIME_MS,
       });
     });
-  });
+  }
+
   return {
     closeAll() {
+      closing = true;
       for (const ws of open) ws.close(1001, 'the gateway is closing');
       // A client that does not answer the close handshake is cut.
       setTimeout(() => {

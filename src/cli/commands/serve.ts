@@ -25,6 +25,7 @@ import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
 import { watchConfig, type ConfigWatcher } from '../watch-config.js';
 import { clearState, writeState } from '../background.js';
+import { releaseYoungGeneration } from '../young-generation.js';
 
 export interface ServeFlags {
   config?: string;
@@ -184,6 +185,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     }),
   );
   if (flags.backgroundState !== undefined) writeState(flags.backgroundState, { pid: process.pid, url, inspectorUrl });
+  releaseYoungGeneration();
 
   let watcher: ConfigWatcher | undefined;
   const file = loaded.source.filepath;
