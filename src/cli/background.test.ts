@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync, existsSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { attach, backgroundFiles, type BackgroundFiles, clearState, detach, readState, runningBackground, writeKey, writeState } from './background.js';
+import { attach, detach, runningBackground } from './background.js';
+import { backgroundFiles, type BackgroundFiles, clearState, readState, writeKey, writeState } from './background-files.js';
 
 let dir: string;
 let files: BackgroundFiles;

@@ -1,90 +1,15 @@
 /**
- * A gateway started in the background for the clients `model-gateway claude|codex|gemini` launch.
- * Its files live in `<dataDir>/background/`, readable by the user only:
- * - `gateway.json`: written by that `serve` once it listens (its pid, URL and inspector link),
- *   removed when it stops;
- * - `key`: the gateway key a launcher generated for the built-in default config, so that a second
- *   launcher, `status` and the clients it starts can use the same gateway;
- * - `launchers/<pid>`: one per launcher whose client is running; the last to leave stops the
- *   gateway a launcher started (never one started by hand).
- * Each file is read as hostile: a bad one is treated as absent.
+ * A gateway started in the background for the clients `model-gateway claude|codex|gemini` launch:
+ * found, probed, started and stopped. Its files are background-files.ts's. Each launcher whose client
+ * is running has a file in `launchers/`; the last to leave stops the gateway a launcher started
+ * (never one started by hand).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-
-export interface BackgroundFiles {
-  readonly dir: string;
-  readonly state: string;
-  readonly key: string;
-  readonly launchers: string;
-  readonly log: string;
-}
-
-export function backgroundFiles(dataDir: string): BackgroundFiles {
-  const dir = join(dataDir, 'background');
-  return { dir, state: join(dir, 'gateway.json'), key: join(dir, 'key'), launchers: join(dir, 'launchers'), log: join(dir, 'gateway.log') };
-}
-
-/** What a background `serve` writes once it listens. */
-export interface BackgroundState {
-  readonly pid: number;
-  readonly url: string;
-  readonly inspectorUrl?: string | undefined;
-}
-
-/** A state file is a few hundred bytes; more is not one. */
-const MAX_STATE_BYTES = 16 * 1024;
-
-function readSmall(file: string): string | undefined {
-  try {
-    const text = readFileSync(file, 'utf8');
-    return text.length <= MAX_STATE_BYTES ? text : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export function readState(files: BackgroundFiles): BackgroundState | undefined {
-  const text = readSmall(files.state);
-  if (text === undefined) return undefined;
-  try {
-    const o = JSON.parse(text) as Record<string, unknown>;
-    if (!Number.isInteger(o.pid) || (o.pid as number) <= 0 || typeof o.url !== 'string' || !/^https?:\/\//.test(o.url)) return undefined;
-    const inspectorUrl = typeof o.inspectorUrl === 'string' && /^https?:\/\//.test(o.inspectorUrl) ? o.inspectorUrl : undefined;
-    return { pid: o.pid as number, url: o.url, inspectorUrl };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Written by `serve --background-state`, for the user only. */
-export function writeState(file: string, state: BackgroundState): void {
-  writePrivate(file, `${JSON.stringify(state)}\n`);
-}
-
-/** Removes the state file if it still names `pid` (a newer gateway's is left alone). */
-export function clearState(file: string, pid: number): void {
-  const text = readSmall(file);
-  if (text === undefined) return;
-  try {
-    if ((JSON.parse(text) as { pid?: unknown }).pid === pid) rmSync(file, { force: true });
-  } catch {
-    rmSync(file, { force: true });
-  }
-}
-
-function writePrivate(file: string, text: string): void {
-  mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-  writeFileSync(file, text, { mode: 0o600 });
-  // A file that existed keeps its mode through writeFileSync.
-  chmodSync(file, 0o600);
-}
-
-export const readKey = (files: BackgroundFiles): string | undefined => readSmall(files.key)?.trim() || undefined;
-export const writeKey = (files: BackgroundFiles, key: string): void => writePrivate(files.key, `${key}\n`);
+import { type BackgroundFiles, type BackgroundState, clearState, MAX_STATE_BYTES, readSmall, readState } from './background-files.js';
 
 export function alive(pid: number): boolean {
   try {

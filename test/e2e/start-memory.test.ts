@@ -102,6 +102,8 @@ describe('a just-started gateway', () => {
   ])('%s loads only the on-demand packages it uses', async (_what, args, used) => {
     const probed = await startAndProbe(args);
     expect(loaded(probed, 'undici')).toBe(true);
+    // Only the part of undici the gateway calls with (providers/undici-lean.ts), not its index: fetch, WebSocket, caches.
+    expect(probed.modules.filter((m) => /\/node_modules\/undici\/(index\.js|lib\/web\/)/.test(m))).toEqual([]);
     expect(ON_DEMAND.filter((pkg) => loaded(probed, pkg))).toEqual(used);
   });
 

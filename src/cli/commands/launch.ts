@@ -17,19 +17,8 @@ import { ExitError } from '../../errors.js';
 import { printable, printableJson } from '../../log/terminal-text.js';
 import { dataDir } from '../../storage/data-dir.js';
 import { assertNever } from '../../assert-never.js';
-import {
-  attach,
-  backgroundFiles,
-  type BackgroundFiles,
-  type BackgroundState,
-  detach,
-  probeGateway,
-  readKey,
-  runningBackground,
-  startBackground,
-  stopBackground,
-  writeKey,
-} from '../background.js';
+import { attach, detach, probeGateway, runningBackground, startBackground, stopBackground } from '../background.js';
+import { backgroundFiles, type BackgroundFiles, type BackgroundState, readKey, writeKey } from '../background-files.js';
 import type { CliIo } from '../io.js';
 import { gatewayUrlFlag } from '../url-flag.js';
 import { claudeCodeEnv, claudeModelFor, clientUrl, CODEX_ENV_KEY, codexModelFor, GATEWAY_KEY_VAR, geminiCliEnv, geminiModelFor, type EnvVar } from '../snippets.js';

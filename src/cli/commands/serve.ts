@@ -24,7 +24,7 @@ import { formatBanner } from '../banner.js';
 import { chalkFor } from '../colour.js';
 import type { CliIo } from '../io.js';
 import { watchConfig, type ConfigWatcher } from '../watch-config.js';
-import { clearState, writeState } from '../background.js';
+import { clearState, writeState } from '../background-files.js';
 import { releaseYoungGeneration } from '../young-generation.js';
 
 export interface ServeFlags {
