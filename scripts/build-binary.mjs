@@ -148,8 +148,12 @@ async function main() {
       outfile: BUNDLE,
       // cosmiconfig loads it lazily for .ts configs only; bundled it would grow the binary by ~9 MB.
       external: ['typescript'],
-      // The inspector page is embedded in the binary: it has no dist/ folder to serve it from.
-      define: { MODEL_GATEWAY_VERSION: JSON.stringify(version), MODEL_GATEWAY_INSPECTOR_ASSETS: JSON.stringify(inspector) },
+      // The inspector page and the price catalogue are embedded in the binary: it has no dist/ folder to read them from.
+      define: {
+        MODEL_GATEWAY_VERSION: JSON.stringify(version),
+        MODEL_GATEWAY_INSPECTOR_ASSETS: JSON.stringify(inspector),
+        MODEL_GATEWAY_CATALOGUE: JSON.stringify(readFileSync(path.join(ROOT, 'src/cost/catalogue.json'), 'utf8')),
+      },
       banner: { js: BANNER },
       plugins: [configImportPlugin],
       // src/version.ts reads `import.meta.url` only when the define above is absent.

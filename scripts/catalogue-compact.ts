@@ -1,5 +1,5 @@
 /**
- * The compact catalogue (`src/cost/catalogue-data.ts`) made from the catalogue `@pydantic/genai-prices` ships:
+ * The compact catalogue (`src/cost/catalogue.json`) made from the catalogue `@pydantic/genai-prices` ships:
  * per provider its id, API pattern, other ids and fallbacks, per model its id, match rule and token prices in
  * the gateway's form. Used by `scripts/write-catalogue.ts` and by the test that holds the gateway's lookups to
  * the package's (`src/cost/catalogue.contract.test.ts`); the gateway itself never loads the package.
@@ -8,7 +8,7 @@ import { type MatchLogic, type ModelInfo, type ModelPrice, type Provider, waitFo
 import type { Catalogue, CatalogueModel, CatalogueProvider, MatchRule } from '../src/cost/catalogue.js';
 import type { PricePeriod, Rate, Rates } from '../src/cost/price.js';
 
-export const CATALOGUE_MODULE_PATH = 'src/cost/catalogue-data.ts';
+export const CATALOGUE_PATH = 'src/cost/catalogue.json';
 
 /** The package's own catalogue: the data it carries (nothing fetched: `updatePrices` is never called). */
 export async function packageProviders(): Promise<Provider[]> {
@@ -53,13 +53,12 @@ function rule(m: MatchLogic): MatchRule {
   throw new Error(`a match rule this script does not know: ${JSON.stringify(m)}`);
 }
 
-/** The module the gateway reads: the catalogue as one JSON text, which V8 parses far faster and smaller than code. */
-export function renderCatalogueModule(catalogue: Catalogue): string {
-  return [
-    `// Written by \`npm run catalogue\` from @pydantic/genai-prices ${catalogue.version}; do not edit.`,
-    `export const CATALOGUE_JSON = ${JSON.stringify(JSON.stringify(catalogue))};`,
-    '',
-  ].join('\n');
+/**
+ * The file the gateway reads: the catalogue as one JSON text, which V8 parses far faster and smaller than
+ * code (its `version` says which release of the package it was written from).
+ */
+export function renderCatalogue(catalogue: Catalogue): string {
+  return `${JSON.stringify(catalogue)}\n`;
 }
 
 /** A model's token prices, period by period; undefined when one has no input or output rate (priced per request or per second). */

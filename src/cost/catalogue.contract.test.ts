@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { calcPrice, type MatchLogic, type Provider } from '@pydantic/genai-prices';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
-  CATALOGUE_MODULE_PATH,
+  CATALOGUE_PATH,
   compactCatalogue,
   packageProviders,
   packageVersion,
   periodsOf,
-  renderCatalogueModule,
+  renderCatalogue,
 } from '../../scripts/catalogue-compact.js';
 import type { ProviderConfig } from '../config/types.js';
 import { cataloguePrice } from './catalogue.js';
@@ -68,8 +68,8 @@ beforeAll(async () => {
 
 describe('the compact catalogue', () => {
   it(`is current with the installed package (regenerate with \`npm run catalogue\`)`, async () => {
-    const written = readFileSync(new URL(`../../${CATALOGUE_MODULE_PATH}`, import.meta.url), 'utf8');
-    expect(written).toBe(renderCatalogueModule(compactCatalogue(providers, await packageVersion())));
+    const written = readFileSync(new URL(`../../${CATALOGUE_PATH}`, import.meta.url), 'utf8');
+    expect(written).toBe(renderCatalogue(compactCatalogue(providers, await packageVersion())));
   });
 
   it('has a base URL for each API pattern that the pattern accepts', () => {

@@ -1,7 +1,7 @@
 /**
  * Prices from the catalogue of `@pydantic/genai-prices`, read offline from the compact copy of it that
- * `npm run catalogue` writes (`catalogue-data.ts`): only what a lookup needs, as one JSON text parsed on the
- * first lookup. The package itself is not loaded: evaluating its catalogue as code costs a gateway several
+ * `npm run catalogue` writes (`catalogue.json`, read by `catalogue-data.ts`): only what a lookup needs, as
+ * one JSON text parsed on the first lookup. The package itself is not loaded: evaluating its catalogue as code costs a gateway several
  * times the memory of the data (docs/performance.md, "Memory at start").
  *
  * A lookup does what the package's `calcPrice` does with a provider's base URL or id: a provider is found by
@@ -10,7 +10,7 @@
  * models and then its fallback providers'. `catalogue.contract.test.ts` holds the two to the same answers.
  */
 import type { ProviderConfig } from '../config/types.js';
-import { CATALOGUE_JSON } from './catalogue-data.js';
+import { catalogueJson } from './catalogue-data.js';
 import type { Price, PricePeriod } from './price.js';
 
 /** The package's match rule; the strings lower-cased when written, except a regex's. */
@@ -66,7 +66,7 @@ const compiled = new Map<string, RegExp>();
 /** The catalogue's price of `upstreamModel` at `provider`; undefined when it has none (a local server, an unknown model). */
 export function cataloguePrice(provider: ProviderConfig, upstreamModel: string): Price | undefined {
   if (upstreamModel.length === 0 || upstreamModel.length > NAME_LIMIT) return undefined;
-  catalogue ??= JSON.parse(CATALOGUE_JSON) as Catalogue;
+  catalogue ??= JSON.parse(catalogueJson()) as Catalogue;
   const found = lookUp(catalogue.providers, upstreamModel.toLowerCase().trim(), provider);
   if (!found) return undefined;
   const [id, , periods] = found.model;
