@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '#src/cli/main.js';
 import { writeSlowly, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { GATEWAY_KEY, testConfig } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const BIN = join(new URL('../..', import.meta.url).pathname, 'bin/model-gateway.js');
 
@@ -58,13 +59,6 @@ function ledgerLines(dir: string): string[] {
     .filter((l) => l !== '');
 }
 
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 15_000; !done(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('the usage ledger and kill -9', () => {
   it('keeps every line written before the kill, whole, and the next run reads them back', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgw-crash-'));
@@ -82,7 +76,7 @@ describe('the usage ledger and kill -9', () => {
     const acknowledged = 6;
     for (let i = 0; i < acknowledged; i++) await chat(url, i);
     // The ledger has written them: what a crash may no longer take.
-    await until(() => ledgerLines(dir).length === acknowledged, 'the ledger lines');
+    await waitFor(() => ledgerLines(dir).length === acknowledged, 'the ledger lines');
     const before = ledgerLines(dir);
 
     // Mid-load: answers trickle in while more requests end, and the process is killed outright.
@@ -92,7 +86,7 @@ describe('the usage ledger and kill -9', () => {
       res.end();
     });
     const load = Array.from({ length: 20 }, (_, i) => chat(url, 100 + i).catch(() => undefined));
-    await until(() => ledgerLines(dir).length > acknowledged, 'a line under load');
+    await waitFor(() => ledgerLines(dir).length > acknowledged, 'a line under load');
     first.child.kill('SIGKILL');
     await Promise.all(load);
     upstream.reset();

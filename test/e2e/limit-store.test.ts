@@ -13,6 +13,7 @@ import { createMemoryLimitStore } from '#src/limits/memory-store.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { delayedLimitStore, failingLimitStore } from '../helpers/limit-stores.js';
 import { CI_KEY, GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let upstream: FakeUpstream;
 beforeAll(async () => {
@@ -45,14 +46,6 @@ async function gateway(limitStore: LimitStore): Promise<TestGateway> {
 const openai = (gw: TestGateway, key = GATEWAY_KEY) => new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: key, maxRetries: 0 });
 const anthropic = (gw: TestGateway, key = GATEWAY_KEY) => new Anthropic({ baseURL: gw.url, apiKey: key, maxRetries: 0 });
 const user = [{ role: 'user' as const, content: 'hi' }];
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** Ways a client leaves while the store decides: each starts a request and returns how to leave. */
 const leavers: { client: string; start: (gw: TestGateway) => { leave: () => void; settled: Promise<unknown> } }[] = [
@@ -93,19 +86,19 @@ describe('a limit store that answers later', () => {
       const store = delayedLimitStore(createMemoryLimitStore(), 150);
       const gw = await gateway(store);
       const request = start(gw);
-      await until(() => store.deciding === 1, 'the store to be asked');
+      await waitFor(() => store.deciding === 1, 'the store to be asked');
       request.leave();
       await request.settled;
-      await until(() => store.deciding === 0 && store.admitted === 1, 'the store to answer');
+      await waitFor(() => store.deciding === 0 && store.admitted === 1, 'the store to answer');
       // Ended once, on arrival.
-      await until(() => store.ended === 1, 'the admission to be ended');
+      await waitFor(() => store.ended === 1, 'the admission to be ended');
       expect(upstream.received).toHaveLength(0);
 
       // The group's one place and the server's one place are free: the next request is served.
       const next = await openai(gw).chat.completions.create({ model: 'gpt-test', messages: user });
       expect(next.choices[0]?.message.content).toBeTruthy();
       expect(upstream.received).toHaveLength(1);
-      await until(() => store.ended === 2, 'the next admission to be ended');
+      await waitFor(() => store.ended === 2, 'the next admission to be ended');
       expect(store.admitted).toBe(2);
     });
   }

@@ -11,6 +11,7 @@ import { chatFrames, messageJson } from '../helpers/canned.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call } from '../helpers/http.js';
 import { CI_KEY, GATEWAY_KEY, startGateway, type TestGateway } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 let upstream: FakeUpstream;
 beforeAll(async () => {
@@ -65,14 +66,6 @@ function holdAnswers() {
   };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5000;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe('key group limits', () => {
   it('requestsPerMinute: the burst passes, the next is 429 with retry-after in the caller’s shape; other groups are not affected', async () => {
     const gw = await gateway({ requestsPerMinute: 2 });
@@ -103,7 +96,7 @@ describe('key group limits', () => {
     const stream = JSON.stringify({ model: 'gpt-test', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     const first = chat(gw, GATEWAY_KEY, stream);
     const second = chat(gw, GATEWAY_KEY, stream);
-    await until(() => hold.count() === 2, 'two requests upstream');
+    await waitFor(() => hold.count() === 2, 'two requests upstream');
     const third = await chat(gw, GATEWAY_KEY, stream);
     expect(third.status).toBe(429);
     expect(third.headers['retry-after']).toBe('1');
@@ -138,7 +131,7 @@ describe('server overload caps', () => {
     const hold = holdAnswers();
     const first = chat(gw, CI_KEY);
     const second = chat(gw, CI_KEY);
-    await until(() => hold.count() === 2, 'two requests upstream');
+    await waitFor(() => hold.count() === 2, 'two requests upstream');
     const third = await chat(gw, CI_KEY);
     expect(third.status).toBe(503);
     expect(third.headers['retry-after']).toBe('1');

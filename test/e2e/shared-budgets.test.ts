@@ -19,6 +19,7 @@ import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-
 import type { Received } from '../helpers/received.js';
 import { HAS_REDIS, redisSuite, resetStats, scriptsRun, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 const PRICE = { input: 3, output: 15 };
@@ -100,14 +101,6 @@ async function chat(url: string): Promise<{ status: number; code?: string | null
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** The group's day counter in Redis: its spend and reservations in dollars, and how many reservations it holds. */
 async function counterOf(config: WrittenConfig): Promise<{ spent: number; reserved: number; held: number }> {
   const observer = new Redis(redis.url);
@@ -123,7 +116,7 @@ async function counterOf(config: WrittenConfig): Promise<{ spent: number; reserv
 }
 
 /** Until every request sent has been logged, which a gateway does once its response closed and its reservation was settled. */
-const quiet = (gateways: readonly TestGateway[], sent: number) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
+const quiet = (gateways: readonly TestGateway[], sent: number) => waitFor(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
 
 const PROCESS_TEST_MS = 60_000;
 
@@ -143,7 +136,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429 && a.type === 'rate_limit_error')).toBe(true);
     expect(upstream.received).toHaveLength(served);
     // Redis holds the total, every reservation settled.
-    await until(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
+    await waitFor(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
     const counter = await counterOf(config);
     expect(counter.spent).toBeCloseTo(served * COST, 9);
     expect(counter.reserved).toBe(0);
@@ -162,12 +155,12 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     for (let i = 0; i < 4; i++) answers.push(await chat(gateways[i % 2]!.url));
     expect(answers).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 429, code: 'rate_limit_exceeded' }]);
     await quiet(gateways, answers.length);
-    await until(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
+    await waitFor(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
     const counter = await counterOf(config);
     expect(counter.spent).toBeCloseTo(3 * COST, 9);
     expect(counter.reserved).toBe(0);
     // Three served, each admitted and reserving in one script and ending in one; the one refused, one script.
-    await until(async () => (await scriptsRun(redis.url)) >= 7, 'the scripts to be run');
+    await waitFor(async () => (await scriptsRun(redis.url)) >= 7, 'the scripts to be run');
     await new Promise((r) => setTimeout(r, 100));
     expect(await scriptsRun(redis.url)).toBe(7);
   });
@@ -189,13 +182,13 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
         return ask(gw.url);
       };
       expect(await send(a)).toEqual({ status: 200 });
-      await until(async () => (await counterOf(config)).spent > 0, 'the spend to reach Redis');
+      await waitFor(async () => (await counterOf(config)).spent > 0, 'the spend to reach Redis');
 
       // Redis dies with a request in progress: it is finished, not cut (its settling fails, and is logged as the outage).
       // It reports half the usage, so that its cost tells apart from the others'.
       const held = holdAnswers({ input_tokens: 10, output_tokens: 500 });
       const inProgress = send(b);
-      await until(async () => (await counterOf(config)).held === 1, 'the request to reserve');
+      await waitFor(async () => (await counterOf(config)).held === 1, 'the request to reserve');
       await redis.kill();
       held.release();
       expect(await inProgress).toEqual({ status: 200 });
@@ -220,9 +213,9 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
 
       // Redis comes back (empty, on the same port): each gateway says so once, and spends in Redis again.
       await redis.restart();
-      for (const gw of [a, b]) await until(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
+      for (const gw of [a, b]) await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
       expect(await send(b)).toEqual({ status: 200 });
-      await until(async () => (await counterOf(config)).spent >= COST - 1e-9, 'the spend to reach Redis again');
+      await waitFor(async () => (await counterOf(config)).spent >= COST - 1e-9, 'the spend to reach Redis again');
       // This request's cost; and the one in progress when Redis died, when the client sent its settling again on reconnecting.
       const { spent } = await counterOf(config);
       const late = (10 * PRICE.input + 500 * PRICE.output) / 1e6;
@@ -254,7 +247,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     let out = '';
     doomed.stdout.on('data', (c: Buffer) => (out += c.toString()));
     doomed.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    await until(() => {
+    await waitFor(() => {
       if (doomed.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
       return /listening on http:\/\/\S+/.test(out);
     }, 'the gateway to listen', PROCESS_TEST_MS - 15_000);
@@ -264,7 +257,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     const held = holdAnswers();
     try {
       const hanging = ask(url).catch(() => undefined);
-      await until(async () => (await counterOf(config)).held === 1, 'the killed gateway to hold its reservation');
+      await waitFor(async () => (await counterOf(config)).held === 1, 'the killed gateway to hold its reservation');
       const killedAt = Date.now();
       doomed.kill('SIGKILL');
       await hanging;
@@ -276,7 +269,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
       // ...for its lifetime at most (pushed back last before the kill): then it is taken off the counter.
       await new Promise((r) => setTimeout(r, Math.max(0, killedAt + ttl + 100 - Date.now())));
       expect(await ask(other.url)).toEqual({ status: 200 });
-      await until(async () => (await counterOf(config)).held === 0, 'nothing to be held');
+      await waitFor(async () => (await counterOf(config)).held === 0, 'nothing to be held');
       expect(await counterOf(config)).toMatchObject({ reserved: 0 });
     } finally {
       held.release();

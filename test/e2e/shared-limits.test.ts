@@ -20,6 +20,7 @@ import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-
 import type { Received } from '../helpers/received.js';
 import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 
@@ -71,14 +72,6 @@ async function chat(url: string): Promise<{ status: number; code?: string | null
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** Tests with gateways in processes of their own: on a busy machine (the whole suite beside them) they start slowly. */
 const PROCESS_TEST_MS = 60_000;
 
@@ -96,7 +89,7 @@ function spawnGateway(args: readonly string[]): { child: ChildProcess; output: (
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
   const url = (async () => {
     let found: string | undefined;
-    await until(() => {
+    await waitFor(() => {
       found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       if (child.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
       return found !== undefined;
@@ -121,7 +114,7 @@ function holdAnswers(): { release: () => void } {
  * Until every request sent to `gateways` has been logged, which a gateway does once its response closed and
  * its admission was ended: a client can read the whole answer a moment before that.
  */
-const quiet = (gateways: readonly TestGateway[]) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
+const quiet = (gateways: readonly TestGateway[]) => waitFor(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
 
 /** Connections the gateways hold to the test Redis (each gateway: one for commands, one listening for cool-downs). */
 async function connectedClients(): Promise<number> {
@@ -171,7 +164,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       // Before: the group's 2 slots are shared, one held through each gateway; a third request is refused by both.
       let held = holdAnswers();
       const holding = [chat(a.url), chat(b.url)];
-      await until(async () => (await slotsHeld(config)()) === 2, 'both slots to be taken');
+      await waitFor(async () => (await slotsHeld(config)()) === 2, 'both slots to be taken');
       expect(await chat(a.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
       expect(await chat(b.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
 
@@ -196,7 +189,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
         upstream.reset();
         held = holdAnswers();
         const local = [chat(a.url), chat(a.url), chat(b.url), chat(b.url)];
-        await until(() => upstream.received.length === 4, 'four requests to be in progress');
+        await waitFor(() => upstream.received.length === 4, 'four requests to be in progress');
         expect(await chat(a.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
         held.release();
         expect(await Promise.all(local)).toEqual(Array(4).fill({ status: 200 }));
@@ -206,15 +199,15 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
 
       // Redis comes back (empty, on the same port): each gateway says so once, and the limit is shared again.
       await redis.restart();
-      for (const gw of [a, b]) await until(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
+      for (const gw of [a, b]) await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
       held = holdAnswers();
       const after = [chat(a.url), chat(b.url)];
-      await until(async () => (await slotsHeld(config)()) === 2, 'both slots to be taken again');
+      await waitFor(async () => (await slotsHeld(config)()) === 2, 'both slots to be taken again');
       expect(await chat(b.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
       held.release();
       expect(await Promise.all(after)).toEqual([{ status: 200 }, { status: 200 }]);
       // Nothing held: the ended requests gave their slots back.
-      await until(async () => (await slotsHeld(config)()) === 0, 'the slots to be given back');
+      await waitFor(async () => (await slotsHeld(config)()) === 0, 'the slots to be given back');
 
       for (const gw of [a, b]) {
         const text = gw.output.join('');
@@ -240,7 +233,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       redis.resume();
     }
     // The connection never closed: only a PING answered says Redis is back.
-    await until(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
+    await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
     expect(await chat(gw.url)).toEqual({ status: 200 });
   });
 
@@ -249,7 +242,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const gateways = [await startGateway(config), await startGateway(config)];
     running.push(...gateways);
     // A failure counted before a gateway's connection is up would be counted by that gateway alone.
-    await until(() => gateways.every((g) => g.gateway.server.listening) && connectedClients().then((n) => n >= 4), 'both gateways to reach Redis');
+    await waitFor(() => gateways.every((g) => g.gateway.server.listening) && connectedClients().then((n) => n >= 4), 'both gateways to reach Redis');
     const failures = `${(config.state as { keyPrefix: string }).keyPrefix}auth-failures:{127.0.0.1}`;
     const statuses: (number | string)[] = [];
     for (let i = 0; i < 10; i++) {
@@ -261,7 +254,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       // Each failure reached Redis before the next try (the gateways count after answering).
       // (INCRBY 0: the count as an integer reply, unchanged.)
       const counted = async () => Number(await redis.command('INCRBY', failures, '0'));
-      if (answer.status === 401) await until(async () => (await counted()) >= statuses.filter((x) => x === 401).length, 'the failure to be counted');
+      if (answer.status === 401) await waitFor(async () => (await counted()) >= statuses.filter((x) => x === 401).length, 'the failure to be counted');
     }
     const refusedKeys = statuses.filter((x) => x === 401).length;
     // Alone, each gateway would check 3 keys (6 in all); together the limit's 3, and at most one more on each gateway that had not heard.
@@ -307,7 +300,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const channel = `${keyPrefix}credential-cooldowns`;
     const observer = new Redis(redis.url);
     try {
-      await until(async () => ((await observer.pubsub('NUMSUB', channel)) as [string, number])[1] === 2, 'both gateways to listen');
+      await waitFor(async () => ((await observer.pubsub('NUMSUB', channel)) as [string, number])[1] === 2, 'both gateways to listen');
       const heard = new Promise<string>((resolve) => observer.on('message', (_channel: string, text: string) => resolve(text)));
       await observer.subscribe(channel);
 
@@ -340,7 +333,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     let held = holdAnswers();
     try {
       const hanging = [chat(url), chat(url)];
-      await until(async () => (await slotsHeld(config)()) === 2, 'the killed gateway to hold both slots');
+      await waitFor(async () => (await slotsHeld(config)()) === 2, 'the killed gateway to hold both slots');
       const killedAt = Date.now();
       doomed.child.kill('SIGKILL');
       await Promise.allSettled(hanging);
@@ -353,10 +346,10 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       await new Promise((r) => setTimeout(r, Math.max(0, killedAt + ttl + 100 - Date.now())));
       held = holdAnswers();
       const both = [chat(other.url), chat(other.url)];
-      await until(() => upstream.received.length === 2, 'both requests to be in progress');
+      await waitFor(() => upstream.received.length === 2, 'both requests to be in progress');
       held.release();
       expect(await Promise.all(both)).toEqual([{ status: 200 }, { status: 200 }]);
-      await until(async () => (await slotsHeld(config)()) === 0, 'nothing to be held');
+      await waitFor(async () => (await slotsHeld(config)()) === 0, 'nothing to be held');
     } finally {
       held.release();
     }

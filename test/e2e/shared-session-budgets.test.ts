@@ -23,6 +23,7 @@ import { messageJson } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { waitFor } from '../helpers/wait-for.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 const PROCESS_TEST_MS = 60_000;
@@ -113,14 +114,6 @@ async function chatInSession(url: string, session: string): Promise<{ status: nu
   }
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** A counter in Redis: its spend and reservations in dollars, how many reservations it holds, and how long it lives. */
 async function counterAt(key: string): Promise<{ spent: number; reserved: number; held: number; ttlMs: number }> {
   const observer = new Redis(redis.url);
@@ -142,7 +135,7 @@ async function dayCounterOf(config: WrittenConfig) {
 }
 
 /** Until every request sent has been logged, which a gateway does once its response closed and its reservation was settled. */
-const quiet = (gateways: readonly { lines(): string[] }[], sent: number) => until(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
+const quiet = (gateways: readonly { lines(): string[] }[], sent: number) => waitFor(() => gateways.reduce((n, g) => n + g.lines().length, 0) === sent, 'every request to be logged');
 
 /** A gateway in a process of its own on the config in `file` (test/helpers/gateway-process.ts), with a ledger in `ledger` when given. */
 async function gatewayProcess(file: string, ledger?: string): Promise<{ url: string; child: ChildProcess; lines(): string[] }> {
@@ -157,7 +150,7 @@ async function gatewayProcess(file: string, ledger?: string): Promise<{ url: str
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  await until(() => {
+  await waitFor(() => {
     if (child.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
     return /listening on http:\/\/\S+/.test(out);
   }, 'the gateway to listen', PROCESS_TEST_MS - 20_000);
@@ -197,7 +190,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     const served = await spendAtOnce([a.url, b.url], 30, SESSION, SESSION_REFUSAL);
     await quiet([a, b], 30);
     expect(upstream.received).toHaveLength(served);
-    await until(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
+    await waitFor(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
     const counter = await sessionCounterOf(config, SESSION);
     expect(counter.spent).toBeCloseTo(served * COST, 9);
     expect(counter.reserved).toBe(0);
@@ -223,7 +216,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     expect(await inSession(again.url, SESSION)).toMatchObject({ status: 429, type: 'rate_limit_error' });
     expect(await inSession(b.url, SESSION)).toMatchObject({ status: 429 });
     expect(await inSession(again.url, OTHER)).toEqual({ status: 200 });
-    await until(async () => (await sessionCounterOf(config, OTHER)).held === 0, 'the other session to settle');
+    await waitFor(async () => (await sessionCounterOf(config, OTHER)).held === 0, 'the other session to settle');
     expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(3 * COST, 9);
     expect((await sessionCounterOf(config, SESSION)).spent).toBeCloseTo(served * COST, 9);
   });
@@ -239,7 +232,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
       // Six requests of the session in progress, three through each gateway, when Redis dies.
       const held = holdAnswers();
       const inProgress = Array.from({ length: 6 }, (_, i) => inSession(urls[i % 2]!, SESSION));
-      await until(async () => (await sessionCounterOf(config, SESSION)).held === 6, 'the six to reserve');
+      await waitFor(async () => (await sessionCounterOf(config, SESSION)).held === 6, 'the six to reserve');
       await redis.kill();
       held.release();
       // Finished, not cut, whatever their settling meets.
@@ -255,10 +248,10 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
 
       // Redis back (empty, on the same port): a session's requests all at once stop at its budget across both again.
       await redis.restart();
-      for (const gw of [a, b]) await until(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
+      for (const gw of [a, b]) await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
       const fresh = 'claude-session-after-outage';
       const served = await spendAtOnce(urls, 30, fresh, `per session in this session (${fresh})`);
-      await until(async () => (await sessionCounterOf(config, fresh)).held === 0, 'every reservation to be settled');
+      await waitFor(async () => (await sessionCounterOf(config, fresh)).held === 0, 'every reservation to be settled');
       expect((await sessionCounterOf(config, fresh)).spent).toBeCloseTo(served * COST, 9);
       for (const gw of [a, b]) {
         const text = gw.output.join('');
@@ -286,7 +279,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
       const served = await spendAtOnce([a.url, b.url], 30, session, refusal);
       await quiet([a, b], 30);
       expect(upstream.received).toHaveLength(served);
-      await until(async () => (await counter(config)).held === 0, 'every reservation to be settled');
+      await waitFor(async () => (await counter(config)).held === 0, 'every reservation to be settled');
       expect((await counter(config)).spent).toBeCloseTo(served * COST, 9);
 
       // Killed outright, then started again on its ledger: still spent, on both, and no more than it was.
@@ -296,7 +289,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
       expect(await inSession(b.url, session)).toMatchObject({ status: 429, type: 'rate_limit_error' });
       if (per === 'session') {
         expect(await inSession(again.url, OTHER)).toEqual({ status: 200 });
-        await until(async () => (await sessionCounterOf(config, OTHER)).spent > 0, 'the other session to be settled');
+        await waitFor(async () => (await sessionCounterOf(config, OTHER)).spent > 0, 'the other session to be settled');
         expect((await sessionCounterOf(config, OTHER)).spent).toBeCloseTo(COST, 9);
       }
       expect(await counter(config)).toMatchObject({ spent: expect.closeTo(served * COST, 9), reserved: 0, held: 0 });
