@@ -42,6 +42,14 @@ export function createArena(size: number): Arena {
     write(data) {
       if (data.length > total) return -1;
       const at = written;
+      const startSlab = Math.floor((at % total) / slabBytes);
+      const startOffset = (at % total) - startSlab * slabBytes;
+      written += data.length;
+      // Most bodies fit where the ring is: one copy, without Buffer#copy's argument checks.
+      if (startOffset + data.length <= slabBytes) {
+        slab(startSlab).set(data, startOffset);
+        return at;
+      }
       let done = 0;
       while (done < data.length) {
         const physical = (at + done) % total;
@@ -51,7 +59,6 @@ export function createArena(size: number): Arena {
         data.copy(slab(i), offset, done, done + n);
         done += n;
       }
-      written += data.length;
       return at;
     },
     read(at, length) {
