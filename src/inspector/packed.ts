@@ -3,10 +3,7 @@
  * body copied into the history's ring of bytes (`arena.ts`) with the chunk boundaries and arrival
  * times in two typed arrays (a body of one chunk, most request bodies, needs neither). A streamed
  * answer of fifty chunks is then a handful of objects instead of a hundred, and the buffers it came in
- * die with the request. The exchange's headers (the client's, each attempt's sent and answered, the
- * response's) go to the ring too, as one JSON text: held as objects, they were a few dozen strings per
- * kept request, each copied by every young collection until promoted, which cost the collector more
- * than writing them out. Unpacked into the captured form only when someone opens it, and only while
+ * die with the request. Unpacked into the captured form only when someone opens it, and only while
  * the ring still holds its bytes.
  */
 import type { CapturedBody, Exchange, TimedChunk, UpstreamAttempt } from '../log/exchange.js';
@@ -40,19 +37,18 @@ export interface PackedDelta {
   readonly parsedJson: boolean;
 }
 
-export interface PackedAttempt extends Omit<UpstreamAttempt, 'body' | 'response' | 'headers' | 'responseHeaders'> {
+export interface PackedAttempt extends Omit<UpstreamAttempt, 'body' | 'response'> {
   readonly body: PackedBody | PackedDelta;
   readonly response: PackedBody;
 }
 
 export interface PackedExchange {
   readonly bytes: number;
-  /** Where the headers' JSON is in the arena (`PackedHeaders`), and its length. */
-  readonly headersAt: number;
-  readonly headersLength: number;
+  readonly requestHeaders: Exchange['requestHeaders'];
   readonly request: PackedBody;
   readonly attempts: readonly PackedAttempt[];
   readonly responseStatus: number | undefined;
+  readonly responseHeaders: Exchange['responseHeaders'] | undefined;
   readonly response: PackedBody;
   readonly responseIsUpstream: boolean | undefined;
 }
@@ -63,12 +59,9 @@ export interface PackedRecord {
   readonly exchange: PackedExchange | undefined;
   /** Bytes of bodies written to the arena. */
   readonly bytes: number;
-  /** Where its first bytes (the headers) went: once the arena has written over them, the bodies are gone. */
+  /** Where its first body went: once the arena has written over it, the bodies are gone. */
   readonly firstAt: number;
 }
-
-/** The headers of an exchange in one array: the client's, the response's (or null), then each attempt's sent and answered (or null). */
-type PackedHeaders = unknown[];
 
 /** The empty bodies, shared: most exchanges have one (a passthrough's response to the client is its upstream answer). */
 const EMPTY_BODIES: readonly PackedBody[] = [false, true].flatMap((truncated) =>
@@ -179,66 +172,65 @@ export function packRecord(record: RequestRecord, arena: Arena): PackedRecord {
   const facts: RequestRecord = { ...record, exchange: undefined, trace: undefined };
   const x = record.exchange;
   if (!x) return { facts, exchange: undefined, bytes: 0, firstAt: 0 };
-  const heads: PackedHeaders = [x.requestHeaders, x.responseHeaders ?? null];
-  for (const a of x.attempts) heads.push(a.headers, a.responseHeaders ?? null);
-  const headerBytes = Buffer.from(JSON.stringify(heads));
-  // Written first, so that its place says whether the bodies after it are still there.
-  const headersAt = arena.write(headerBytes);
-  if (headersAt < 0) return { facts, exchange: undefined, bytes: 0, firstAt: 0 };
   const request = packBody(x.request, arena);
   let bytes = request.length;
   const attempts = x.attempts.map((a): PackedAttempt => {
     const body = packAttemptBody(a.body, x.request, arena);
     const response = packBody(a.response, arena);
     bytes += ('head' in body ? 0 : body.length) + response.length;
-    const { headers: _sent, responseHeaders: _answered, ...rest } = a;
-    return { ...rest, body, response };
+    return { ...a, body, response };
   });
   const response = packBody(x.response, arena);
   bytes += response.length;
   const exchange: PackedExchange = {
     bytes,
-    headersAt,
-    headersLength: headerBytes.length,
+    requestHeaders: x.requestHeaders,
     request,
     attempts,
     responseStatus: x.responseStatus,
+    responseHeaders: x.responseHeaders,
     response,
     responseIsUpstream: x.responseIsUpstream,
   };
-  return { facts, exchange, bytes, firstAt: headersAt };
+  return { facts, exchange, bytes, firstAt: firstWritten(exchange) };
+}
+
+/** The position of the first body written (the request's, unless it was empty), in the order packRecord wrote them. */
+function firstWritten(x: PackedExchange): number {
+  if (x.request.length > 0) return x.request.at;
+  // Runs once per request: plain loops, no arrays of the bodies built to search them.
+  for (const a of x.attempts) {
+    if (!('head' in a.body) && a.body.length > 0) return a.body.at;
+    if (a.response.length > 0) return a.response.at;
+  }
+  return x.response.length > 0 ? x.response.at : Number.POSITIVE_INFINITY;
 }
 
 /** Whether the arena still holds the record's bodies. */
-export const bodiesHeld = (p: PackedRecord, arena: Arena): boolean => p.exchange === undefined || arena.holds(p.firstAt);
+export const bodiesHeld = (p: PackedRecord, arena: Arena): boolean => p.exchange === undefined || !Number.isFinite(p.firstAt) || arena.holds(p.firstAt);
 
 /** The record as it was when the request ended (without its bodies once the arena has written over them). */
 export function unpackRecord(p: PackedRecord, arena: Arena): RequestRecord {
   const x = p.exchange;
   if (!x || !bodiesHeld(p, arena)) return p.facts;
-  const headerBytes = arena.read(x.headersAt, x.headersLength);
   const request = unpackBody(x.request, arena);
   const response = unpackBody(x.response, arena);
-  if (!headerBytes || !request || !response) return p.facts;
-  const heads = JSON.parse(headerBytes.toString('utf8')) as PackedHeaders;
+  if (!request || !response) return p.facts;
   const attempts: UpstreamAttempt[] = [];
-  for (const [i, a] of x.attempts.entries()) {
+  for (const a of x.attempts) {
     const body = 'head' in a.body ? unpackAttemptBody(a.body, request) : unpackBody(a.body, arena);
     const answer = unpackBody(a.response, arena);
     if (!body || !answer) return p.facts;
-    const sent = (heads[2 + 2 * i] ?? {}) as UpstreamAttempt['headers'];
-    const answered = (heads[3 + 2 * i] ?? undefined) as UpstreamAttempt['responseHeaders'];
-    attempts.push({ ...a, headers: sent, ...(answered !== undefined ? { responseHeaders: answered } : {}), body, response: answer });
+    attempts.push({ ...a, body, response: answer });
   }
-  const responseHeaders = (heads[1] ?? undefined) as Exchange['responseHeaders'];
   const exchange: Exchange = {
     limit: x.bytes,
     bytes: x.bytes,
-    requestHeaders: (heads[0] ?? {}) as Exchange['requestHeaders'],
+    requestHeaders: x.requestHeaders,
     request,
     attempts,
     ...(x.responseStatus !== undefined ? { responseStatus: x.responseStatus } : {}),
-    ...(responseHeaders !== undefined ? { responseHeaders } : {}),
+    ...(x.responseHeaders !== undefined ? { responseHeaders: x.responseHeaders } : {}),
     response,
     ...(x.responseIsUpstream ? { responseIsUpstream: true } : {}),
   };
