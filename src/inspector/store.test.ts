@@ -148,6 +148,41 @@ describe('the inspector store', () => {
     expect(entry?.kind === 'live' && entry.record).toBe(r);
   });
 
+  it.each([
+    ['none was live (history, no page open)', [] as number[]],
+    ['one was live (a page opened while it was in flight)', [1]],
+    ['all were live', [0, 1, 2]],
+  ])('keeps ended requests in the order they ended and finds each by id when %s', (_, liveOnes) => {
+    const store = createStore({ capacity: 3 });
+    const records = [record(100), record(100), record(100)];
+    for (const i of liveOnes) store.addLive(records[i]!);
+    // History: the end of a request that had no live entry keeps it as the newest.
+    for (const r of records) expect(store.endLive(r) ?? store.addEnded(r)).toMatchObject({ id: r.id, kind: 'kept' });
+    for (const r of records) expect(store.get(r.id)).toMatchObject({ id: r.id, kind: 'kept' });
+    expect(store.get('req_none')).toBeUndefined();
+    const live = new Set(liveOnes);
+    // A live entry kept its place of arrival, before the others, which went in as they ended.
+    const expected = [...records.filter((_, i) => live.has(i)), ...records.filter((_, i) => !live.has(i))].map((r) => r.id).reverse();
+    expect(ids(store)).toEqual(expected);
+    // Dropping kept entries leaves nothing behind to find.
+    for (let i = 0; i < 3; i++) store.addEnded(record());
+    for (const r of records) expect(store.get(r.id)).toBeUndefined();
+    expect(store.evicted).toBe(3);
+  });
+
+  it('ends a live entry dropped while in flight as a new kept one with history, and not at all without', () => {
+    const store = createStore({ capacity: 1 });
+    const a = record();
+    const b = record();
+    store.addLive(a);
+    store.addLive(b);
+    expect(store.endLive(a)).toBeUndefined();
+    expect(store.addEnded(a).id).toBe(a.id);
+    // b's live entry went with a's arrival; its end finds nothing live.
+    expect(store.endLive(b)).toBeUndefined();
+    expect(ids(store)).toEqual([a.id]);
+  });
+
   it('keeps recorded exchanges with repeated ids apart', () => {
     const store = createStore();
     const json = { v: 1, id: 'req_x', time: '2026-01-01T00:00:00.000Z', method: 'POST', path: '/v1/messages' } as ExchangeJson;

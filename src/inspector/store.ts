@@ -1,11 +1,15 @@
 /**
  * The inspector's memory: the facts of the last `capacity` exchanges, oldest dropped first, and
  * their bodies while they fit in `maxBytes` (past it, the oldest lose their bodies first and keep
- * their row). A request in flight is held as the gateway's own `RequestRecord`; once it ends it is
- * packed (`packed.ts`): its facts, and its bodies copied into a ring of bytes (`arena.ts`) that
- * writes over the oldest. A recording's exchanges are held as read, and lose their bodies oldest
- * first the same way. Nothing is parsed or serialised until someone opens it, and nothing is
- * written to disk.
+ * their row). A request in flight while a page is open is held as the gateway's own `RequestRecord`
+ * (its pending row); once a request ends it is packed (`packed.ts`): its facts, and its bodies copied
+ * into a ring of bytes (`arena.ts`) that writes over the oldest. A recording's exchanges are held as
+ * read, and lose their bodies oldest first the same way. Nothing is parsed or serialised until someone
+ * opens it, and nothing is written to disk.
+ *
+ * Only live and recorded entries are found by id in a map: a kept entry is added on every request
+ * with history on, and hashing its fresh id into a map (and out again when it is dropped) is work a
+ * request would pay for a lookup made only when someone opens a row. Those scan the ring instead.
  */
 import type { ExchangeJson } from '../log/exchange-json.js';
 import type { RequestRecord } from '../log/record.js';
@@ -44,10 +48,12 @@ export interface Store {
   /** Entries dropped to stay within the bounds, since the start. */
   readonly evicted: number;
   readonly size: number;
-  /** A request has started: it is held from now on, its bytes counted when it ends. */
+  /** A request has started while someone watches: it is held from now on (a pending row), its bytes counted when it ends. */
   addLive(record: RequestRecord): StoreEntry;
-  /** The request has ended: its entry is packed; returns it unless it was already dropped. */
+  /** The request has ended: its live entry is packed; returns it unless it was never added or already dropped. */
   endLive(record: RequestRecord): StoreEntry | undefined;
+  /** A request that had no live entry has ended (history): packed and kept as the newest. */
+  addEnded(record: RequestRecord): StoreEntry;
   addRecorded(json: ExchangeJson, bytes: number): StoreEntry;
   /** The facts of an exchange from before a restart (`from-ledger.ts`): a row without bodies, so marked. */
   addRestored(json: ExchangeJson): StoreEntry;
@@ -95,6 +101,7 @@ export function createStore(options: StoreOptions = {}): Store {
   // Allocated slab by slab as bodies come: a store that only ever holds a recording allocates none.
   // The rows' overhead comes out of the same bound, so that rows and bodies together stay within it.
   const arena = createArena(Math.max(0, maxBytes - capacity * ENTRY_OVERHEAD));
+  /** Live and recorded entries by id (kept ones are scanned for: see above). */
   const byId = new Map<string, StoreEntry>();
   /** For recorded ids seen more than once: the suffix to try next. */
   const repeats = new Map<string, number>();
@@ -104,6 +111,8 @@ export function createStore(options: StoreOptions = {}): Store {
   let bareSeq = 0;
   let bytes = 0;
   let evicted = 0;
+  /** Live entries in the ring: none (the usual case with nobody watching), and a request's end looks nothing up. */
+  let live = 0;
 
   const count = () => nextSeq - headSeq;
   const dropOldest = () => {
@@ -113,7 +122,8 @@ export function createStore(options: StoreOptions = {}): Store {
     evicted++;
     if (old) {
       bytes -= old.bytes;
-      byId.delete(old.id);
+      if (old.kind !== 'kept') byId.delete(old.id);
+      if (old.kind === 'live') live--;
     }
   };
 
@@ -144,10 +154,19 @@ export function createStore(options: StoreOptions = {}): Store {
     const entry = make(nextSeq);
     slots[nextSeq % capacity] = entry;
     nextSeq++;
-    byId.set(entry.id, entry);
+    if (entry.kind !== 'kept') byId.set(entry.id, entry);
     bytes += entry.bytes;
     evictToFit();
     return entry;
+  };
+  // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
+  const kept = (record: RequestRecord, seq: number): StoreEntry => ({ kind: 'kept', id: record.id, seq, packed: packRecord(record, arena), arena, ended: true, bytes: ENTRY_OVERHEAD });
+  const findKept = (id: string): StoreEntry | undefined => {
+    for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
+      const e = slots[seq % capacity];
+      if (e?.kind === 'kept' && e.id === id) return e;
+    }
+    return undefined;
   };
 
   return {
@@ -163,18 +182,22 @@ export function createStore(options: StoreOptions = {}): Store {
       return count();
     },
     addLive(record) {
+      live++;
       return push((seq) => ({ kind: 'live', id: record.id, seq, record, ended: false, bytes: ENTRY_OVERHEAD }));
     },
     endLive(record) {
-      // Nothing kept (no page has been open, and no history): no lookup of an id that would have to be hashed first.
-      if (count() === 0) return undefined;
-      const live = byId.get(record.id);
-      if (live?.kind !== 'live') return undefined;
-      // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
-      const entry: StoreEntry = { kind: 'kept', id: live.id, seq: live.seq, packed: packRecord(record, arena), arena, ended: true, bytes: ENTRY_OVERHEAD };
-      slots[live.seq % capacity] = entry;
-      byId.set(entry.id, entry);
+      // No request in flight was added (no page open): no lookup of an id that would have to be hashed first.
+      if (live === 0) return undefined;
+      const found = byId.get(record.id);
+      if (found?.kind !== 'live') return undefined;
+      byId.delete(found.id);
+      live--;
+      const entry = kept(record, found.seq);
+      slots[found.seq % capacity] = entry;
       return entry;
+    },
+    addEnded(record) {
+      return push((seq) => kept(record, seq));
     },
     addRecorded(json, size) {
       let id = json.id;
@@ -191,7 +214,7 @@ export function createStore(options: StoreOptions = {}): Store {
       const summary: ExchangeSummary = { ...summaryOfJson(json), bodiesDropped: true, restored: true };
       return push((seq) => ({ kind: 'recorded', id: json.id, seq, json, ended: true, bodiesDropped: true, summary, bytes: ENTRY_OVERHEAD }));
     },
-    get: (id) => byId.get(id),
+    get: (id) => byId.get(id) ?? findKept(id),
     entries() {
       const out: StoreEntry[] = [];
       for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
