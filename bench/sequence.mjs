@@ -81,6 +81,7 @@ async function once(kind, rep) {
   const extraNodeArgs = [...nodeArgs, ...(cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [])];
   const gw = await startGateway(place, dir, upstream.origin, { tag: `seq-${kind}-${rep}`, bin, extraNodeArgs, extraArgs: serveArgs });
   const target = { name: 'gateway', ...gw };
+  const startedUs = startUsOf(gw.pid);
   let pair;
   try {
     if (kind === 'sequence') await earlierPhases(target);
@@ -105,8 +106,60 @@ async function once(kind, rep) {
     writeFileSync(join(outDir, `sequence-${kind}-${rep}.txt`), texts.join('\n'));
     writeFileSync(join(outDir, `sequence-${kind}-${rep}.cpuprofile`), JSON.stringify(profile));
   }
-  if (nodeArgs.length > 0) writeFileSync(join(outDir, `sequence-${kind}-${rep}.stdout.log`), readFileSync(join(dir, `seq-${kind}-${rep}.stdout.log`)));
+  if (nodeArgs.length > 0) {
+    const output = readFileSync(join(dir, `seq-${kind}-${rep}.stdout.log`), 'utf8');
+    writeFileSync(join(outDir, `sequence-${kind}-${rep}.stdout.log`), output);
+    if (nodeArgs.includes('--trace-gc') && startedUs !== undefined) pair.gc = gcPerWindow(output, startedUs, pair);
+  }
   return pair;
+}
+
+/**
+ * When the process started, in CLOCK_MONOTONIC µs (the windows' clock), from /proc (clock ticks since boot,
+ * a hundredth of a second): close enough to place `--trace-gc`'s lines (ms since the isolate started) in windows
+ * of seconds.
+ */
+function startUsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[19]) * 10_000;
+  } catch {
+    return undefined;
+  }
+}
+
+const GC_LINE = /^\[\d+:0x[0-9a-f]+\]\s+(\d+) ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Sweep)\S*\s+([\d.]+) \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB,(?: pooled: [\d.]+ MB,)? ([\d.]+) \/ ([\d.]+) ms/;
+
+/** Per window of the pair: scavenges and full collections per 1,000 streams, their pause per stream, the heap after the last full one. */
+function gcPerWindow(output, startedUs, pair) {
+  const events = [];
+  for (const line of output.split('\n')) {
+    const m = GC_LINE.exec(line);
+    if (!m) continue;
+    const full = m[2] !== 'Scavenge' && m[2] !== 'Minor Mark-Sweep';
+    const afterMb = Number(m[5]);
+    // What a scavenge promoted: the heap after it less the heap after the collection before.
+    const promotedMb = !full && events.length > 0 ? Math.max(0, afterMb - events.at(-1).afterMb) : 0;
+    events.push({ atUs: startedUs + Number(m[1]) * 1000, full, afterMb, promotedMb, pauseMs: Number(m[7]) });
+  }
+  const out = {};
+  for (const side of ['anthropic', 'bedrock']) {
+    out[side] = pair[side].windows.map((w, i) => {
+      const inside = events.filter((e) => e.atUs >= w.startUs && e.atUs <= w.endUs);
+      const streams = pair[side].windowStreams[i];
+      const full = inside.filter((e) => e.full);
+      return {
+        scavengesPer1k: (1000 * (inside.length - full.length)) / streams,
+        fullPer1k: (1000 * full.length) / streams,
+        pauseUsPerStream: (1000 * inside.reduce((a, e) => a + e.pauseMs, 0)) / streams,
+        promotedKbPerStream: (1024 * inside.reduce((a, e) => a + e.promotedMb, 0)) / streams,
+        heapAfterFullMb: full.at(-1)?.afterMb,
+        heapAfterLastMb: inside.at(-1)?.afterMb,
+      };
+    });
+  }
+  return out;
 }
 
 /** The gateway's RSS as /proc tells it, before the pair (its heap is not reachable from outside). */
@@ -133,6 +186,12 @@ async function main() {
           `bedrock ${p.bedrock.cpuUs.toFixed(0)} µs (${p.bedrock.windowsCpuUs.map((x) => x.toFixed(0)).join(', ')}): ${p.ratio.toFixed(2)}x; ` +
           `RSS before the pair ${p.heapBefore?.toFixed(0)} MB; failed ${p.anthropic.failed + p.bedrock.failed}; load ${loadavg()[0].toFixed(1)}`,
       );
+      if (p.gc) {
+        for (const side of ['anthropic', 'bedrock']) {
+          const w = p.gc[side].map((g) => `scavenges ${g.scavengesPer1k.toFixed(0)}/1k streams, full ${g.fullPer1k.toFixed(1)}/1k, pauses ${g.pauseUsPerStream.toFixed(0)} µs/stream, promoted ${g.promotedKbPerStream.toFixed(1)} KB/stream, heap ${g.heapAfterLastMb ?? '–'} MB`);
+          log(`    gc ${side.padEnd(9)} ${w.join(' | ')}`);
+        }
+      }
     }
   }
   for (const kind of kinds) {
