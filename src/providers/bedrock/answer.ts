@@ -10,7 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import type { UrlCall } from '../http.js';
-import { type FedBody, type UpstreamControl, UpstreamFedBody } from '../streamed-answer.js';
+import { type DecodedBody, decodedBody, type FedBody, type StreamDecoder, type UpstreamControl } from '../streamed-answer.js';
 import { ERROR_BODY_LIMIT, type UpstreamResponse } from '../types.js';
 import { parseErrorBody } from '../upstream-error.js';
 import { errorTypeName, streamExceptionMeaning } from './errors.js';
@@ -242,7 +242,7 @@ const isEventStream = (headers: Headers): boolean => {
  */
 export function bedrockStreamBody(call: UrlCall, status: number, headers: Headers, upstream: UpstreamControl): FedBody | undefined {
   if (call.protocol !== 'messages' || call.operation !== 'create' || status >= 400 || !isEventStream(headers)) return undefined;
-  return new EventStreamToSse(upstream);
+  return decodedBody(upstream, new EventStreamToSse(upstream));
 }
 
 /**
@@ -251,8 +251,10 @@ export function bedrockStreamBody(call: UrlCall, status: number, headers: Header
  * this one, so an event costs no promise or turn of the event loop of its own. Chunks that arrive
  * before `start` (with the answer's headers, before `bedrockAnswer` has the codec) wait for it.
  * `first` settles with the first chunk or exception; until then nothing has been decided about the answer.
+ * A decoder rather than a body of its own: the body is the one every streamed answer has
+ * (`decodedBody`), so the stream code every answer runs through sees one shape of body.
  */
-class EventStreamToSse extends UpstreamFedBody {
+class EventStreamToSse implements StreamDecoder {
   private readonly reader = new FrameReader();
   private checker: MessageChecker | undefined = undefined;
   private early: Buffer[] | undefined = [];
@@ -265,25 +267,27 @@ class EventStreamToSse extends UpstreamFedBody {
     this.settle = resolve;
   });
 
+  constructor(private readonly upstream: UpstreamControl) {}
+
   /** Decodes what came before the codec, and from now on each chunk as it comes. */
-  start(parser: HeaderParser): void {
+  start(parser: HeaderParser, body: DecodedBody): void {
     this.checker = new MessageChecker(parser);
     const early = this.early!;
-    const waited = this.earlyBytes >= this.readableHighWaterMark;
+    const waited = this.earlyBytes >= body.readableHighWaterMark;
     this.early = undefined;
-    for (const chunk of early) this.feed(chunk);
-    if (this.endedEarly) this.finish();
-    else if (waited && !this.destroyed) this.upstream.resume();
+    for (const chunk of early) this.feed(chunk, body);
+    if (this.endedEarly) this.finish(body);
+    else if (waited && !body.destroyed) this.upstream.resume();
   }
 
-  feed(chunk: Buffer): boolean {
+  feed(chunk: Buffer, body: DecodedBody): boolean {
     if (this.early !== undefined) {
       this.early.push(chunk);
       this.earlyBytes += chunk.length;
-      return this.earlyBytes < this.readableHighWaterMark;
+      return this.earlyBytes < body.readableHighWaterMark;
     }
     // After an exception the stream is over: whatever else the upstream sends is dropped.
-    if (this.over || this.destroyed) return true;
+    if (this.over || body.destroyed) return true;
     // Most upstream chunks hold one message: its event goes on as it is, several are joined.
     let out: Buffer | Buffer[] | undefined;
     try {
@@ -309,27 +313,27 @@ class EventStreamToSse extends UpstreamFedBody {
         if (this.over) break;
       }
     } catch (err) {
-      this.destroy(err as Error);
+      body.destroy(err as Error);
       return true;
     }
-    const more = out === undefined || this.push(Array.isArray(out) ? Buffer.concat(out) : out);
-    if (this.over) this.push(null);
+    const more = out === undefined || body.push(Array.isArray(out) ? Buffer.concat(out) : out);
+    if (this.over) body.push(null);
     return more;
   }
 
-  finish(): void {
+  finish(body: DecodedBody): void {
     if (this.early !== undefined) {
       // The upstream ended before `start`: the end waits with its chunks.
       this.endedEarly = true;
       return;
     }
-    if (this.over || this.destroyed) return;
+    if (this.over || body.destroyed) return;
     if (this.reader.leftover > 0) {
-      this.destroy(new UnreadableAnswer(`the event stream ended inside a message (${this.reader.leftover} bytes left)`));
+      body.destroy(new UnreadableAnswer(`the event stream ended inside a message (${this.reader.leftover} bytes left)`));
       return;
     }
     this.starting(OTHER);
-    this.push(null);
+    body.push(null);
   }
 
   private starting(start: Start): void {
@@ -342,12 +346,13 @@ class EventStreamToSse extends UpstreamFedBody {
 
 async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse> {
   // Every streamed call's body is made by bedrockStreamBody; any other reader of these bytes is a mistake.
-  if (!(answer.body instanceof EventStreamToSse)) throw new UnreadableAnswer('an event stream where none was asked for');
-  const body = answer.body;
+  const body = answer.body as Partial<DecodedBody> & FedBody;
+  const decoder = body.decoder;
+  if (!(decoder instanceof EventStreamToSse)) throw new UnreadableAnswer('an event stream where none was asked for');
   // An exception before the first chunk has sent the caller nothing: it is an error answer.
   const failed = new Promise<never>((_, reject) => body.once('error', reject));
-  body.start(await headerParser());
-  const first = await Promise.race([body.first, failed]);
+  decoder.start(await headerParser(), body as DecodedBody);
+  const first = await Promise.race([decoder.first, failed]);
   // A broken message in the same upstream chunk as the first: its error was emitted before anyone read
   // the body, and would reach no reader. Nothing has gone to the caller yet, so the call fails.
   if (body.errored) throw body.errored;
