@@ -156,6 +156,8 @@ function gcPerWindow(output, startedUs, pair) {
         promotedKbPerStream: (1024 * inside.reduce((a, e) => a + e.promotedMb, 0)) / streams,
         heapAfterFullMb: full.at(-1)?.afterMb,
         heapAfterLastMb: inside.at(-1)?.afterMb,
+        // The window in `--trace-gc`'s own clock (ms since the isolate started), to place other lines of the log.
+        isolateMs: [Math.round((w.startUs - startedUs) / 1000), Math.round((w.endUs - startedUs) / 1000)],
       };
     });
   }
@@ -188,7 +190,7 @@ async function main() {
       );
       if (p.gc) {
         for (const side of ['anthropic', 'bedrock']) {
-          const w = p.gc[side].map((g) => `scavenges ${g.scavengesPer1k.toFixed(0)}/1k streams, full ${g.fullPer1k.toFixed(1)}/1k, pauses ${g.pauseUsPerStream.toFixed(0)} µs/stream, promoted ${g.promotedKbPerStream.toFixed(1)} KB/stream, heap ${g.heapAfterLastMb ?? '–'} MB`);
+          const w = p.gc[side].map((g) => `scavenges ${g.scavengesPer1k.toFixed(0)}/1k streams, full ${g.fullPer1k.toFixed(1)}/1k, pauses ${g.pauseUsPerStream.toFixed(0)} µs/stream, promoted ${g.promotedKbPerStream.toFixed(1)} KB/stream, heap ${g.heapAfterLastMb ?? '–'} MB, at ${g.isolateMs.join('–')} ms`);
           log(`    gc ${side.padEnd(9)} ${w.join(' | ')}`);
         }
       }
