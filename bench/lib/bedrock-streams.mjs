@@ -60,6 +60,9 @@ export async function bedrockPair(ctx, target, bodies, { warmMs, secondWarmMs, m
       streams,
       failed: x.failed + y.failed,
       windowsCpuUs: [x, y].map((w) => (w.sutCpuS * 1e6) / w.completed),
+      // CLOCK_MONOTONIC µs of each window, to cut it out of a CPU profile (bench/sequence.mjs).
+      windows: [x.window, y.window],
+      windowStreams: [x.completed, y.completed],
       busy: x.coreBusyPct,
       errorSamples: [...x.errors.samples, ...y.errors.samples],
     };

@@ -33,16 +33,45 @@ export interface FedBody extends Readable {
 export type BodyFor = (status: number, headers: Record<string, string | string[] | undefined>, upstream: UpstreamControl) => FedBody | undefined;
 
 /**
- * A body fed by an upstream call: its reader's wanting more resumes the call, and its reader leaving
- * before the end aborts it. What is fed, and how, is the subclass's.
+ * What a kind reads a stream's bytes as, for an upstream that frames its stream its own way: fed
+ * each chunk with the body it pushes what it makes into (`framedBody`).
  */
-export abstract class UpstreamFedBody extends Readable implements FedBody {
-  constructor(protected readonly upstream: UpstreamControl) {
+export interface StreamFraming {
+  /** The next chunk of the upstream's body; false asks the upstream to wait until the body's `_read`. */
+  feed(chunk: Buffer, body: FramedBody): boolean;
+  /** The upstream's body is complete. */
+  finish(body: FramedBody): void;
+}
+
+/** A body its kind's framing feeds, and that framing. */
+export interface FramedBody extends FedBody {
+  readonly framing: StreamFraming | undefined;
+}
+
+/**
+ * The body of a streamed answer: the upstream's bytes as they came, or, with its kind's framing, what
+ * the framing makes of them. One class for both, so that the stream machinery every answer goes
+ * through (Node's own, the relay's) meets one shape of body whichever provider answers, rather
+ * than being compiled for one and compiled again when the other comes. A push past the high-water
+ * mark makes the handler tell undici to stop reading the socket, until the reader wants more
+ * (`_read`); its reader leaving before the end aborts the upstream call.
+ */
+class StreamedBody extends Readable implements FramedBody {
+  constructor(
+    private readonly upstream: UpstreamControl,
+    readonly framing: StreamFraming | undefined,
+  ) {
     super();
   }
 
-  abstract feed(chunk: Buffer): boolean;
-  abstract finish(): void;
+  feed(chunk: Buffer): boolean {
+    return this.framing === undefined ? this.push(chunk) : this.framing.feed(chunk, this);
+  }
+
+  finish(): void {
+    if (this.framing === undefined) this.push(null);
+    else this.framing.finish(this);
+  }
 
   override _read(): void {
     this.upstream.resume();
@@ -54,19 +83,8 @@ export abstract class UpstreamFedBody extends Readable implements FedBody {
   }
 }
 
-/**
- * The body of a streamed answer, its bytes as they came. A push past the high-water mark makes the
- * handler tell undici to stop reading the socket, until the reader wants more (`_read`).
- */
-class StreamedBody extends UpstreamFedBody {
-  feed(chunk: Buffer): boolean {
-    return this.push(chunk);
-  }
-
-  finish(): void {
-    this.push(null);
-  }
-}
+/** The body of a streamed answer read through `framing` (for a kind's `HttpHooks.streamBody`). */
+export const framedBody = (upstream: UpstreamControl, framing: StreamFraming): FramedBody => new StreamedBody(upstream, framing);
 
 type Settle = (err: Error | undefined, answer: UpstreamResponse | undefined) => void;
 
@@ -113,7 +131,7 @@ export class StreamAnswerHandler extends AbortableCall implements Dispatcher.Dis
           abort(reason);
         },
       };
-      const body = this.bodyFor?.(statusCode, headers, upstream) ?? new StreamedBody(upstream);
+      const body = this.bodyFor?.(statusCode, headers, upstream) ?? new StreamedBody(upstream, undefined);
       const decoder = new AnswerDecoder(decoding, { data: (chunk) => body.feed(chunk), end: () => body.finish(), error: (err) => body.destroy(err) }, resume);
       this.decoder = decoder;
       this.body = body;
@@ -121,7 +139,7 @@ export class StreamAnswerHandler extends AbortableCall implements Dispatcher.Dis
       return true;
     }
     const upstream: UpstreamControl = { resume, abort };
-    this.body = this.bodyFor?.(statusCode, headers, upstream) ?? new StreamedBody(upstream);
+    this.body = this.bodyFor?.(statusCode, headers, upstream) ?? new StreamedBody(upstream, undefined);
     this.settle(undefined, { status: statusCode, headers, body: this.body });
     return true;
   }

@@ -230,6 +230,40 @@ describe('bedrock stream answers', () => {
     expect(await text(answer.body)).toBe(sse(EVENTS));
   });
 
+  /** A chunk whose `bytes` value is written as given, and the event Node's own base64 decoder reads from it. */
+  const chunkWithBytes = (value: string): Buffer => rawFrame([stringHeaderBytes(':message-type', 'event'), stringHeaderBytes(':event-type', 'chunk')], `{"bytes":"${value}"}`);
+  const ping = (text: string) => ({ type: 'ping', text });
+  const b64 = (event: unknown) => Buffer.from(JSON.stringify(event)).toString('base64');
+
+  it.each([
+    ['no padding', b64(ping('abc'))],
+    ['one padding byte', b64(ping('ab'))],
+    ['two padding bytes', b64(ping('a'))],
+    ['the URL alphabet', b64(ping('>>>???~~~')).replaceAll('+', '-').replaceAll('/', '_')],
+    ['no padding where some was due', b64(ping('a')).replace(/=+$/, '')],
+    ['a value larger than the decoder\'s scratch buffer', b64(ping('x'.repeat(100_000)))],
+    ['an escaped slash', b64(ping('???>>>')).replaceAll('/', '\\/')],
+    ['padding in the middle, where Node stops', `${b64(ping('a'))}${b64(ping('a'))}`],
+  ])('a chunk whose bytes have %s is read as Node reads base64', async (_name, value) => {
+    const unescaped = value.replaceAll('\\/', '/');
+    const event = JSON.parse(Buffer.from(unescaped, 'base64').toString('utf8')) as Record<string, unknown>;
+    const answer = await bedrockAnswer(eventStream([chunkWithBytes(value), chunkFrame(EVENTS[0])], 64), STREAM);
+    expect(await text(answer.body)).toBe(sse([event, EVENTS[0]!]));
+  });
+
+  it('events of every length modulo three, one after another, each decoded whole (no byte of one in the next)', async () => {
+    const events = Array.from({ length: 12 }, (_, i) => ping('é'.repeat(i)));
+    const answer = await bedrockAnswer(eventStream(events.map(chunkFrame), 1_000_000), STREAM);
+    expect(await text(answer.body)).toBe(sse(events));
+  });
+
+  it.each([
+    ['a byte outside base64 inside the value', `${b64(ping('abc')).slice(0, 8)}*${b64(ping('abc')).slice(9)}`],
+    ['a value that is not base64 at all', 'not base64!'],
+  ])('a chunk with %s fails the call rather than reaching the caller as something else', async (_name, value) => {
+    await expect(bedrockAnswer(eventStream([chunkWithBytes(value)], 64), STREAM)).rejects.toBeInstanceOf(UnreadableAnswer);
+  });
+
   it.each([
     ['a type with a line break', '{"type":"ping\\nevent: message_stop"}'],
     ['a type that is not a name', '{"type":"message start"}'],

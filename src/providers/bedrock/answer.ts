@@ -10,7 +10,7 @@
  */
 import { Readable } from 'node:stream';
 import type { UrlCall } from '../http.js';
-import { type FedBody, type UpstreamControl, UpstreamFedBody } from '../streamed-answer.js';
+import { type FramedBody, framedBody, type FedBody, type StreamFraming, type UpstreamControl } from '../streamed-answer.js';
 import { ERROR_BODY_LIMIT, type UpstreamResponse } from '../types.js';
 import { parseErrorBody } from '../upstream-error.js';
 import { errorTypeName, streamExceptionMeaning } from './errors.js';
@@ -25,13 +25,16 @@ export async function bedrockAnswer(answer: UpstreamResponse, call: UrlCall): Pr
   return isEventStream(answer.headers) ? streamAnswer(answer) : answer;
 }
 
-/** What one event-stream message carries. */
-type Frame =
-  | { readonly kind: 'event'; readonly sse: Buffer }
-  | { readonly kind: 'exception'; readonly name: string; readonly message: string }
-  | { readonly kind: 'other' };
+/** What one event-stream message carries: its event as server-sent event bytes (no object of its own per event), an exception, or nothing the caller gets. */
+type Frame = Buffer | Exception | Other;
+type Exception = { readonly kind: 'exception'; readonly name: string; readonly message: string };
+type Other = { readonly kind: 'other' };
 
-const OTHER: Frame = { kind: 'other' };
+/** How a stream started: with an event, an exception, or neither (it ended first). */
+type Start = { readonly kind: 'event' } | Exception | Other;
+
+const OTHER: Other = { kind: 'other' };
+const EVENT_START: Start = { kind: 'event' };
 
 function frameOf(checker: MessageChecker, bytes: Buffer): Frame {
   const headers = checker.headers(bytes);
@@ -45,7 +48,7 @@ function frameOf(checker: MessageChecker, bytes: Buffer): Frame {
     return { kind: 'exception', name, message: stringHeader(headers, ':error-message') ?? name };
   }
   if (messageType !== 'event' || stringHeader(headers, ':event-type') !== 'chunk') return OTHER;
-  return { kind: 'event', sse: sseEvent(chunkBytes(bytes, bodyStart(bytes), bytes.length - 4)) };
+  return chunkEvent(bytes, bodyStart(bytes), bytes.length - 4);
 }
 
 const BYTES_KEY = Buffer.from('{"bytes":"');
@@ -53,22 +56,94 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * The event a chunk carries, decoded from its base64 `bytes` (the body between `start` and `end`).
- * Bedrock writes that key first (then, on some answers, a padding field): base64 holds no quote,
- * so the value ends at the next quote and is decoded from the bytes in place; any other shape, or
- * an escaped value, is parsed.
+ * The server-sent event a chunk carries, from its base64 `bytes` (the body between `start` and
+ * `end`). Bedrock writes that key first (then, on some answers, a padding field): base64 holds no
+ * quote, so the value ends at the next quote. Plain base64 is decoded from the bytes in place into
+ * a scratch buffer, with no text or buffer of its own per event; any other shape, or an escaped
+ * value, is parsed.
  */
-function chunkBytes(body: Buffer, start: number, end: number): Buffer {
+function chunkEvent(body: Buffer, start: number, end: number): Buffer {
   const from = start + BYTES_KEY.length;
   if (from <= end && startsWith(body, start, BYTES_KEY)) {
-    const quote = body.indexOf(QUOTE, from);
-    // An escape (`\/` is legal JSON) means the value is not plain: the parser reads it.
-    const escaped = body.indexOf(BACKSLASH, from);
-    if (quote !== -1 && quote < end && (escaped === -1 || escaped > quote)) return Buffer.from(body.toString('latin1', from, quote), 'base64');
+    let quote = -1;
+    let escaped = false;
+    for (let i = from; i < end; i++) {
+      const c = body[i]!;
+      if (c === QUOTE) {
+        quote = i;
+        break;
+      }
+      // An escape (`\/` is legal JSON) means the value is not plain: the parser reads it.
+      if (c === BACKSLASH) {
+        escaped = true;
+        break;
+      }
+    }
+    if (quote !== -1) {
+      const length = decodeBase64(body, from, quote);
+      if (length !== -1) return sseEvent(scratch, length);
+      // Base64 that is not plain (whitespace, the URL alphabet, a long value): Node's decoder, as lenient as before.
+      const bytes = Buffer.from(body.toString('latin1', from, quote), 'base64');
+      return sseEvent(bytes, bytes.length);
+    }
+    if (!escaped) throw new UnreadableAnswer('a Bedrock chunk that is not JSON');
   }
   const { bytes } = parseJson(body.toString('utf8', start, end)) as { bytes?: unknown };
   if (typeof bytes !== 'string') throw new UnreadableAnswer('a Bedrock chunk without its bytes');
-  return Buffer.from(bytes, 'base64');
+  const decoded = Buffer.from(bytes, 'base64');
+  return sseEvent(decoded, decoded.length);
+}
+
+/** Each byte's value in standard base64, 255 for a byte that is not in its alphabet. */
+const BASE64_VALUES = (() => {
+  const values = new Uint8Array(256).fill(255);
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  for (let i = 0; i < alphabet.length; i++) values[alphabet.charCodeAt(i)] = i;
+  return values;
+})();
+const PAD = 0x3d;
+
+/**
+ * Where `decodeBase64` writes. A chunk's event is copied out of it at once, so one serves every
+ * stream; a value larger than it takes Node's decoder rather than a larger scratch kept for good.
+ */
+const SCRATCH_BYTES = 64 * 1024;
+const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
+
+/**
+ * `bytes[from, to)` decoded as plain base64 (the standard alphabet, padded to a multiple of four, as
+ * Bedrock writes it) into `scratch`; the decoded length, or -1 for anything else, which Node's
+ * decoder then reads as it always has. On plain base64 both give the same bytes.
+ */
+function decodeBase64(bytes: Buffer, from: number, to: number): number {
+  const length = to - from;
+  if ((length & 3) !== 0 || length === 0 || (length >> 2) * 3 > SCRATCH_BYTES) return -1;
+  let pad = 0;
+  if (bytes[to - 1] === PAD) pad = bytes[to - 2] === PAD ? 2 : 1;
+  const whole = to - 4;
+  const values = BASE64_VALUES;
+  let out = 0;
+  for (let i = from; i < whole; i += 4) {
+    const a = values[bytes[i]!]!;
+    const b = values[bytes[i + 1]!]!;
+    const c = values[bytes[i + 2]!]!;
+    const d = values[bytes[i + 3]!]!;
+    // A value outside 0-63 has a bit above the sixth.
+    if (((a | b | c | d) & 0xc0) !== 0) return -1;
+    scratch[out++] = (a << 2) | (b >> 4);
+    scratch[out++] = ((b & 15) << 4) | (c >> 2);
+    scratch[out++] = ((c & 3) << 6) | d;
+  }
+  // The last quantum, with its padding.
+  const a = values[bytes[whole]!]!;
+  const b = values[bytes[whole + 1]!]!;
+  const c = pad === 2 ? 0 : values[bytes[whole + 2]!]!;
+  const d = pad >= 1 ? 0 : values[bytes[whole + 3]!]!;
+  if (((a | b | c | d) & 0xc0) !== 0) return -1;
+  scratch[out++] = (a << 2) | (b >> 4);
+  if (pad < 2) scratch[out++] = ((b & 15) << 4) | (c >> 2);
+  if (pad < 1) scratch[out++] = ((c & 3) << 6) | d;
+  return out;
 }
 
 // Anthropic's events start with their type; reading it from the front spares parsing every event.
@@ -79,40 +154,50 @@ const DATA_FIELD = Buffer.from('\ndata: ');
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** Where the plain name (`[a-z_]+`) after `{"type":"` at the front of `data` ends; -1 when it is not there. */
-function leadingTypeEnd(data: Buffer): number {
-  if (data.length <= TYPE_KEY.length || !startsWith(data, 0, TYPE_KEY)) return -1;
+/** Where the plain name (`[a-z_]+`) after `{"type":"` at the front of `data[0, length)` ends; -1 when it is not there. */
+function leadingTypeEnd(data: Buffer, length: number): number {
+  if (length <= TYPE_KEY.length || !startsWith(data, 0, TYPE_KEY)) return -1;
   let at = TYPE_KEY.length;
-  for (; at < data.length; at++) {
+  for (; at < length; at++) {
     const c = data[at]!;
     if (c === QUOTE) break;
     // a-z and _
     if ((c < 0x61 || c > 0x7a) && c !== 0x5f) return -1;
   }
-  return at === TYPE_KEY.length || at === data.length ? -1 : at;
+  return at === TYPE_KEY.length || at === length ? -1 : at;
+}
+
+/** Whether `data[0, length)` holds a line break, which would cut a `data:` line. */
+function hasLineBreak(data: Buffer, length: number): boolean {
+  for (let i = 0; i < length; i++) {
+    const c = data[i]!;
+    if (c === LF || c === CR) return true;
+  }
+  return false;
 }
 
 /**
- * One Anthropic event as a server-sent event, built as bytes: its JSON goes out as it came. An
- * event of another shape, or with a line break that would cut its `data:` line, is parsed and
- * written compactly; a type that is not a plain name fails.
+ * One Anthropic event (the JSON in `data[0, length)`, which may be the scratch buffer) as a
+ * server-sent event of its own, built as bytes: its JSON goes out as it came. An event of another
+ * shape, or with a line break that would cut its `data:` line, is parsed and written compactly; a
+ * type that is not a plain name fails.
  */
-function sseEvent(data: Buffer): Buffer {
-  const typeEnd = data.includes(LF) || data.includes(CR) ? -1 : leadingTypeEnd(data);
+function sseEvent(data: Buffer, length: number): Buffer {
+  const typeEnd = hasLineBreak(data, length) ? -1 : leadingTypeEnd(data, length);
   if (typeEnd === -1) {
-    const event = parseJson(data.toString('utf8')) as { type?: unknown } | null;
+    const event = parseJson(data.toString('utf8', 0, length)) as { type?: unknown } | null;
     if (typeof event?.type !== 'string' || !EVENT_TYPE.test(event.type)) throw new UnreadableAnswer('a Bedrock chunk whose event has no type');
     return Buffer.from(sse(event.type, JSON.stringify(event)));
   }
   const typeLength = typeEnd - TYPE_KEY.length;
-  const out = Buffer.allocUnsafe(EVENT_FIELD.length + typeLength + DATA_FIELD.length + data.length + 2);
-  // The few bytes around the JSON are copied here: a native call per field costs more than the copy.
+  const out = Buffer.allocUnsafe(EVENT_FIELD.length + typeLength + DATA_FIELD.length + length + 2);
+  // The bytes are copied here rather than by a native call: that would take a view of the
+  // source to be made first, an object per event, and a few hundred bytes' loop costs less.
   let at = 0;
   for (let i = 0; i < EVENT_FIELD.length; i++) out[at++] = EVENT_FIELD[i]!;
   for (let i = TYPE_KEY.length; i < typeEnd; i++) out[at++] = data[i]!;
   for (let i = 0; i < DATA_FIELD.length; i++) out[at++] = DATA_FIELD[i]!;
-  out.set(data, at);
-  at += data.length;
+  for (let i = 0; i < length; i++) out[at++] = data[i]!;
   out[at] = LF;
   out[at + 1] = LF;
   return out;
@@ -157,7 +242,7 @@ const isEventStream = (headers: Headers): boolean => {
  */
 export function bedrockStreamBody(call: UrlCall, status: number, headers: Headers, upstream: UpstreamControl): FedBody | undefined {
   if (call.protocol !== 'messages' || call.operation !== 'create' || status >= 400 || !isEventStream(headers)) return undefined;
-  return new EventStreamToSse(upstream);
+  return framedBody(upstream, new EventStreamToSse(upstream));
 }
 
 /**
@@ -166,8 +251,10 @@ export function bedrockStreamBody(call: UrlCall, status: number, headers: Header
  * this one, so an event costs no promise or turn of the event loop of its own. Chunks that arrive
  * before `start` (with the answer's headers, before `bedrockAnswer` has the codec) wait for it.
  * `first` settles with the first chunk or exception; until then nothing has been decided about the answer.
+ * A framing rather than a body of its own: the body is the one every streamed answer has
+ * (`framedBody`), so the stream code every answer runs through sees one shape of body.
  */
-class EventStreamToSse extends UpstreamFedBody {
+class EventStreamToSse implements StreamFraming {
   private readonly reader = new FrameReader();
   private checker: MessageChecker | undefined = undefined;
   private early: Buffer[] | undefined = [];
@@ -175,45 +262,50 @@ class EventStreamToSse extends UpstreamFedBody {
   private endedEarly = false;
   private started = false;
   private over = false;
-  private settle: ((frame: Frame) => void) | undefined;
-  readonly first = new Promise<Frame>((resolve) => {
+  private settle: ((start: Start) => void) | undefined;
+  readonly first = new Promise<Start>((resolve) => {
     this.settle = resolve;
   });
 
+  constructor(private readonly upstream: UpstreamControl) {}
+
   /** Decodes what came before the codec, and from now on each chunk as it comes. */
-  start(parser: HeaderParser): void {
+  start(parser: HeaderParser, body: FramedBody): void {
     this.checker = new MessageChecker(parser);
     const early = this.early!;
-    const waited = this.earlyBytes >= this.readableHighWaterMark;
+    const waited = this.earlyBytes >= body.readableHighWaterMark;
     this.early = undefined;
-    for (const chunk of early) this.feed(chunk);
-    if (this.endedEarly) this.finish();
-    else if (waited && !this.destroyed) this.upstream.resume();
+    for (const chunk of early) this.feed(chunk, body);
+    if (this.endedEarly) this.finish(body);
+    else if (waited && !body.destroyed) this.upstream.resume();
   }
 
-  feed(chunk: Buffer): boolean {
+  feed(chunk: Buffer, body: FramedBody): boolean {
     if (this.early !== undefined) {
       this.early.push(chunk);
       this.earlyBytes += chunk.length;
-      return this.earlyBytes < this.readableHighWaterMark;
+      return this.earlyBytes < body.readableHighWaterMark;
     }
     // After an exception the stream is over: whatever else the upstream sends is dropped.
-    if (this.over || this.destroyed) return true;
+    if (this.over || body.destroyed) return true;
     // Most upstream chunks hold one message: its event goes on as it is, several are joined.
     let out: Buffer | Buffer[] | undefined;
     try {
       for (const bytes of this.reader.push(chunk)) {
-        const frame = frameOf(this.checker!, bytes);
-        if (frame.kind === 'other') continue;
-        this.starting(frame);
+        const decoded = frameOf(this.checker!, bytes);
         let event: Buffer;
-        if (frame.kind === 'exception') {
+        if (decoded instanceof Buffer) {
+          this.starting(EVENT_START);
+          event = decoded;
+        } else {
+          // `instanceof` does not narrow a union holding Buffer, hence the cast.
+          const frame = decoded as Exception | Other;
+          if (frame.kind === 'other') continue;
+          this.starting(frame);
           // Before the first chunk the answer becomes an HTTP error (streamAnswer); after it, the caller's error event.
           this.over = true;
           if (!this.started) break;
           event = Buffer.from(errorEvent(frame));
-        } else {
-          event = frame.sse;
         }
         if (out === undefined) out = event;
         else if (Array.isArray(out)) out.push(event);
@@ -221,45 +313,46 @@ class EventStreamToSse extends UpstreamFedBody {
         if (this.over) break;
       }
     } catch (err) {
-      this.destroy(err as Error);
+      body.destroy(err as Error);
       return true;
     }
-    const more = out === undefined || this.push(Array.isArray(out) ? Buffer.concat(out) : out);
-    if (this.over) this.push(null);
+    const more = out === undefined || body.push(Array.isArray(out) ? Buffer.concat(out) : out);
+    if (this.over) body.push(null);
     return more;
   }
 
-  finish(): void {
+  finish(body: FramedBody): void {
     if (this.early !== undefined) {
       // The upstream ended before `start`: the end waits with its chunks.
       this.endedEarly = true;
       return;
     }
-    if (this.over || this.destroyed) return;
+    if (this.over || body.destroyed) return;
     if (this.reader.leftover > 0) {
-      this.destroy(new UnreadableAnswer(`the event stream ended inside a message (${this.reader.leftover} bytes left)`));
+      body.destroy(new UnreadableAnswer(`the event stream ended inside a message (${this.reader.leftover} bytes left)`));
       return;
     }
     this.starting(OTHER);
-    this.push(null);
+    body.push(null);
   }
 
-  private starting(frame: Frame): void {
+  private starting(start: Start): void {
     if (this.settle === undefined) return;
-    this.settle(frame);
+    this.settle(start);
     this.settle = undefined;
-    this.started = frame.kind === 'event';
+    this.started = start.kind === 'event';
   }
 }
 
 async function streamAnswer(answer: UpstreamResponse): Promise<UpstreamResponse> {
   // Every streamed call's body is made by bedrockStreamBody; any other reader of these bytes is a mistake.
-  if (!(answer.body instanceof EventStreamToSse)) throw new UnreadableAnswer('an event stream where none was asked for');
-  const body = answer.body;
+  const body = answer.body as Partial<FramedBody> & FedBody;
+  const framing = body.framing;
+  if (!(framing instanceof EventStreamToSse)) throw new UnreadableAnswer('an event stream where none was asked for');
   // An exception before the first chunk has sent the caller nothing: it is an error answer.
   const failed = new Promise<never>((_, reject) => body.once('error', reject));
-  body.start(await headerParser());
-  const first = await Promise.race([body.first, failed]);
+  framing.start(await headerParser(), body as FramedBody);
+  const first = await Promise.race([framing.first, failed]);
   // A broken message in the same upstream chunk as the first: its error was emitted before anyone read
   // the body, and would reach no reader. Nothing has gone to the caller yet, so the call fails.
   if (body.errored) throw body.errored;
