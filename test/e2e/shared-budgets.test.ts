@@ -4,7 +4,7 @@
  * request's largest cost; Redis killed and brought back under each `state.onRedisDown.budgets`
  * policy (closed by default); and a gateway killed with a reservation held, which then expires.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -19,9 +19,9 @@ import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-
 import type { Received } from '../helpers/received.js';
 import { HAS_REDIS, redisSuite, resetStats, scriptsRun, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { gatewayProcessArgs, spawnGateway } from '../helpers/spawn-gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const REPO = new URL('../..', import.meta.url).pathname;
 const PRICE = { input: 3, output: 15 };
 /** What each request asks for, and what the upstream says each used: $0.01503 at PRICE. */
 const MAX_TOKENS = 1000;
@@ -237,21 +237,8 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(config));
     const ttl = 4000;
-    const home = mkdtempSync(join(tmpdir(), 'mgw-budgets-'));
-    const doomed = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/helpers/gateway-process.ts'), file, String(ttl)], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? '', HOME: home, MODEL_GATEWAY_DATA_DIR: home, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(doomed);
-    let out = '';
-    doomed.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    doomed.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    await waitFor(() => {
-      if (doomed.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
-      return /listening on http:\/\/\S+/.test(out);
-    }, 'the gateway to listen', PROCESS_TEST_MS - 15_000);
-    const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+    const doomed = spawnGateway(gatewayProcessArgs(file, ttl), children, PROCESS_TEST_MS - 15_000);
+    const url = await doomed.url;
     const other = await startGateway(config);
     running.push(other);
     const held = holdAnswers();
@@ -259,7 +246,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
       const hanging = ask(url).catch(() => undefined);
       await waitFor(async () => (await counterOf(config)).held === 1, 'the killed gateway to hold its reservation');
       const killedAt = Date.now();
-      doomed.kill('SIGKILL');
+      doomed.child.kill('SIGKILL');
       await hanging;
       held.release();
       upstream.always(answering());

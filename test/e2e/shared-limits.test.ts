@@ -5,7 +5,7 @@
  * brought back, under each `state.onRedisDown.limits` policy; and a gateway killed with concurrency
  * slots held, whose slots then expire.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -20,6 +20,7 @@ import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-
 import type { Received } from '../helpers/received.js';
 import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { gatewayProcessArgs, spawnGateway } from '../helpers/spawn-gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
@@ -76,29 +77,6 @@ async function chat(url: string): Promise<{ status: number; code?: string | null
 const PROCESS_TEST_MS = 60_000;
 
 /** A child process, its output so far, and its URL once it printed one. */
-function spawnGateway(args: readonly string[]): { child: ChildProcess; output: () => string; url: Promise<string> } {
-  const home = mkdtempSync(join(tmpdir(), 'mgw-shared-'));
-  const child = spawn(process.execPath, args, {
-    cwd: REPO,
-    env: { PATH: process.env.PATH ?? '', HOME: home, MODEL_GATEWAY_DATA_DIR: home, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const url = (async () => {
-    let found: string | undefined;
-    await waitFor(() => {
-      found = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-      if (child.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
-      return found !== undefined;
-    }, 'the gateway to listen', PROCESS_TEST_MS - 15_000);
-    return found!;
-  })();
-  return { child, output: () => out, url };
-}
-
 /** Upstream answers held until `release()`, so that requests stay in progress. */
 function holdAnswers(): { release: () => void } {
   let release = () => {};
@@ -134,7 +112,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const dir = mkdtempSync(join(tmpdir(), 'mgw-shared-config-'));
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(sharedConfig({ requestsPerMinute: 10 })));
-    const serve = () => spawnGateway([join(REPO, 'bin/model-gateway.js'), 'serve', '--config', file, '--port', '0', '--no-inspector', '--no-watch', '--no-color']);
+    const serve = () => spawnGateway([join(REPO, 'bin/model-gateway.js'), 'serve', '--config', file, '--port', '0', '--no-inspector', '--no-watch', '--no-color'], children, PROCESS_TEST_MS - 15_000);
     const gateways = [serve(), serve()];
     const urls = await Promise.all(gateways.map((g) => g.url));
 
@@ -326,7 +304,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(config));
     const ttl = 4000;
-    const doomed = spawnGateway(['--import', 'tsx', join(REPO, 'test/helpers/gateway-process.ts'), file, String(ttl)]);
+    const doomed = spawnGateway(gatewayProcessArgs(file, ttl), children, PROCESS_TEST_MS - 15_000);
     const url = await doomed.url;
     const other = await startGateway(config);
     running.push(other);

@@ -9,7 +9,7 @@
  * session's concurrent requests stop at its budget across both again. Then gateways in processes of
  * their own, one killed (SIGKILL) and started again, for a budget per session and one per day.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -23,9 +23,9 @@ import { messageJson } from '../helpers/canned.js';
 import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { gatewayProcessArgs, spawnGateway } from '../helpers/spawn-gateway.js';
 import { waitFor } from '../helpers/wait-for.js';
 
-const REPO = new URL('../..', import.meta.url).pathname;
 const PROCESS_TEST_MS = 60_000;
 const PRICE = { input: 3, output: 15 };
 /** What each request asks for, and what the upstream says each used: $0.01503 at PRICE. */
@@ -139,22 +139,8 @@ const quiet = (gateways: readonly { lines(): string[] }[], sent: number) => wait
 
 /** A gateway in a process of its own on the config in `file` (test/helpers/gateway-process.ts), with a ledger in `ledger` when given. */
 async function gatewayProcess(file: string, ledger?: string): Promise<{ url: string; child: ChildProcess; lines(): string[] }> {
-  const home = mkdtempSync(join(tmpdir(), 'mgw-session-process-'));
-  dirs.push(home);
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/helpers/gateway-process.ts'), file, '30000', ...(ledger ? [ledger] : [])], {
-    cwd: REPO,
-    env: { PATH: process.env.PATH ?? '', HOME: home, MODEL_GATEWAY_DATA_DIR: home, NO_COLOR: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  await waitFor(() => {
-    if (child.exitCode !== null) throw new Error(`the gateway exited: ${out}`);
-    return /listening on http:\/\/\S+/.test(out);
-  }, 'the gateway to listen', PROCESS_TEST_MS - 20_000);
-  return { url: /listening on (http:\/\/\S+)/.exec(out)![1]!, child, lines: () => out.split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l)) };
+  const { child, output, url } = spawnGateway(gatewayProcessArgs(file, 30_000, ledger), children, PROCESS_TEST_MS - 20_000);
+  return { url: await url, child, lines: () => output().split('\n').filter((l) => /^\d\d:\d\d:\d\d /.test(l)) };
 }
 
 /**
