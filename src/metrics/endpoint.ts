@@ -7,8 +7,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Mount } from '../pipeline/context.js';
-import { isLoopback } from '../server/host-guard.js';
-import { pageAllowed } from '../server/host-guard.js';
+import { isLoopback, pageAllowed } from '../server/host-guard.js';
 
 export const METRICS_PATH = '/metrics';
 
