@@ -18,7 +18,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages } from './lib/bodies.mjs';
+import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages, writeBodyFile } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { summarise } from './lib/cpu-profile.mjs';
@@ -39,11 +39,7 @@ const prefix = which === 'reference' ? 'reference-' : '';
 const serveArgs = serveArgsOf();
 const ledger = ledgerOption();
 
-const write = (name, obj) => {
-  const file = join(dir, name);
-  writeFileSync(file, JSON.stringify(obj));
-  return file;
-};
+const write = (name, obj) => writeBodyFile(dir, name, obj);
 const bearer = { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' };
 const anthropic = { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01' };
 

@@ -28,7 +28,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bedrockPair, bedrockPairBodies } from './lib/bedrock-streams.mjs';
-import { claudeCodeBody, claudeCodeHeaders, countTokensBody, smallChat, smallMessages } from './lib/bodies.mjs';
+import { callerHeaders, writeBodyFiles } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, sampleRss, throughputPhase } from './lib/phases.mjs';
 import { coreBusy, coreTimes, memoryMb, movePid, placement, resetPeakRss, stopProcess } from './lib/proc.mjs';
@@ -65,28 +65,9 @@ const log = (s) => process.stderr.write(`${s}\n`);
 const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '–');
 
 // ---- bodies and headers ------------------------------------------------------------------------
-const write = (name, obj) => {
-  const file = join(dir, name);
-  writeFileSync(file, JSON.stringify(obj));
-  return file;
-};
-const B = {
-  chat: write('chat.json', smallChat('bench-chat', false)),
-  chatSlow: write('chat-slow.json', smallChat('bench-chat-slow', false)),
-  chatStream: write('chat-stream.json', smallChat('bench-chat', true)),
-  chatStreamMem: write('chat-stream-mem.json', smallChat('bench-chat-mem', true)),
-  big: write('big.json', claudeCodeBody('claude-bench', false)),
-  bigStream: write('big-stream.json', claudeCodeBody('claude-bench', true)),
-  translated: write('translated-stream.json', smallMessages('bench-local', true)),
-  countTokens: write('count-tokens.json', countTokensBody('bench-local')),
-  bedrockPair: bedrockPairBodies(dir),
-};
+const B = { ...writeBodyFiles(dir), bedrockPair: bedrockPairBodies(dir) };
 const bigBytes = readFileSync(B.big).length;
-const H = {
-  bearer: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' },
-  anthropic: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' },
-  claudeCode: claudeCodeHeaders(GATEWAY_KEY),
-};
+const H = callerHeaders(GATEWAY_KEY);
 
 /** The path a target is called on: direct goes to the upstream's own prefix for the model. */
 const pathFor = (target, model, endpoint) => (target.name === 'direct' ? directPath(model, endpoint) : endpoint);

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flag, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 import { bedrockPair, bedrockPairBodies } from './lib/bedrock-streams.mjs';
-import { claudeCodeBody, claudeCodeHeaders, smallChat, smallMessages } from './lib/bodies.mjs';
+import { callerHeaders, writeBodyFiles } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { loadPhase, throughputPhase } from './lib/phases.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
@@ -42,22 +42,8 @@ const place = placement(flag('no-pin'));
 const ctx = { place, tool: closedLoopTool(option('tool', undefined)), dir, children: new Set() };
 const log = (s) => process.stderr.write(`${s}\n`);
 
-const write = (name, obj) => {
-  const file = join(dir, name);
-  writeFileSync(file, JSON.stringify(obj));
-  return file;
-};
-const B = {
-  chat: write('chat.json', smallChat('bench-chat', false)),
-  chatSlow: write('chat-slow.json', smallChat('bench-chat-slow', false)),
-  chatStream: write('chat-stream.json', smallChat('bench-chat', true)),
-  big: write('big.json', claudeCodeBody('claude-bench', false)),
-  bigStream: write('big-stream.json', claudeCodeBody('claude-bench', true)),
-  translated: write('translated.json', smallMessages('bench-local', true)),
-  pair: bedrockPairBodies(dir),
-};
-const bearer = { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' };
-const anthropic = { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' };
+const B = { ...writeBodyFiles(dir), bedrockPair: bedrockPairBodies(dir) };
+const { bearer, anthropic, claudeCode } = callerHeaders(GATEWAY_KEY);
 
 /** The phases `npm run bench` runs on the gateway before 5b, in its order, each `beforeS` long. */
 async function earlierPhases(t) {
@@ -65,12 +51,12 @@ async function earlierPhases(t) {
   const chatStream = { mode: 'requests', path: '/v1/chat/completions', headers: bearer, stream: true, kind: 'chat' };
   const translated = { mode: 'requests', path: '/v1/messages', headers: anthropic, bodyFile: B.translated, stream: true, kind: 'messages', translated: true };
   await throughputPhase(ctx, t, { name: 'seq-small', path: '/v1/chat/completions', headers: bearer, bodyFile: B.chat, connections: 50, warmS: 1, measureS: beforeS });
-  await throughputPhase(ctx, t, { name: 'seq-big', path: '/v1/messages?beta=true', headers: claudeCodeHeaders(GATEWAY_KEY), bodyFile: B.big, connections: 50, warmS: 1, measureS: beforeS });
+  await throughputPhase(ctx, t, { name: 'seq-big', path: '/v1/messages?beta=true', headers: claudeCode, bodyFile: B.big, connections: 50, warmS: 1, measureS: beforeS });
   await loadPhase(ctx, t, { mode: 'requests', path: '/v1/chat/completions', headers: bearer, bodyFile: B.chat, concurrency: 1, warmupMs: 300, durationMs: ms });
   await loadPhase(ctx, t, { mode: 'openloop', path: '/v1/chat/completions', headers: bearer, bodyFile: B.chatSlow, rate: 500, connections: 256, warmupMs: 500, durationMs: ms });
   await loadPhase(ctx, t, { ...chatStream, bodyFile: B.chatStream, concurrency: 50, warmupMs: 300, durationMs: ms });
   await loadPhase(ctx, t, { ...chatStream, bodyFile: B.chatStream, concurrency: 1, warmupCount: 5, count: 20 });
-  await loadPhase(ctx, t, { mode: 'requests', path: '/v1/messages?beta=true', headers: claudeCodeHeaders(GATEWAY_KEY), bodyFile: B.bigStream, stream: true, kind: 'messages', concurrency: 1, warmupCount: 5, count: 10 });
+  await loadPhase(ctx, t, { mode: 'requests', path: '/v1/messages?beta=true', headers: claudeCode, bodyFile: B.bigStream, stream: true, kind: 'messages', concurrency: 1, warmupCount: 5, count: 10 });
   await loadPhase(ctx, t, { ...translated, concurrency: 1, warmupCount: 5, count: 20 });
   await loadPhase(ctx, t, { ...translated, concurrency: 50, warmupMs: 300, durationMs: ms });
 }
@@ -86,7 +72,7 @@ async function once(kind, rep) {
   try {
     if (kind === 'sequence') await earlierPhases(target);
     const heap = await heapOf(target);
-    pair = await bedrockPair(ctx, target, B.pair, { warmMs: 3000, secondWarmMs: 1000, measureMs: 5000 });
+    pair = await bedrockPair(ctx, target, B.bedrockPair, { warmMs: 3000, secondWarmMs: 1000, measureMs: 5000 });
     pair.heapBefore = heap;
   } finally {
     await stopProcess(gw.child, 15_000);

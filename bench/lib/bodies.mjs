@@ -2,7 +2,8 @@
  * The request bodies the benchmark sends, built from the repo's client
  * fixtures (test/fixtures/clients).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/clients/', import.meta.url));
@@ -120,4 +121,35 @@ export function countTokensBody(model) {
   const body = expand(fx.body, { seed: 99 });
   body.model = model;
   return body;
+}
+
+/** Writes `obj` as JSON to `dir/name` and gives its path (the load tools read bodies from files). */
+export function writeBodyFile(dir, name, obj) {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(obj));
+  return file;
+}
+
+/** The benchmark's request bodies, written once into `dir`: each scenario's by its name. */
+export function writeBodyFiles(dir) {
+  const write = (name, obj) => writeBodyFile(dir, name, obj);
+  return {
+    chat: write('chat.json', smallChat('bench-chat', false)),
+    chatSlow: write('chat-slow.json', smallChat('bench-chat-slow', false)),
+    chatStream: write('chat-stream.json', smallChat('bench-chat', true)),
+    chatStreamMem: write('chat-stream-mem.json', smallChat('bench-chat-mem', true)),
+    big: write('big.json', claudeCodeBody('claude-bench', false)),
+    bigStream: write('big-stream.json', claudeCodeBody('claude-bench', true)),
+    translated: write('translated-stream.json', smallMessages('bench-local', true)),
+    countTokens: write('count-tokens.json', countTokensBody('bench-local')),
+  };
+}
+
+/** The headers each kind of caller sends the gateway with `key`: an OpenAI SDK, an Anthropic SDK, Claude Code. */
+export function callerHeaders(key) {
+  return {
+    bearer: { authorization: `Bearer ${key}`, 'user-agent': 'OpenAI/JS 6.49.0' },
+    anthropic: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' },
+    claudeCode: claudeCodeHeaders(key),
+  };
 }
