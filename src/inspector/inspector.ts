@@ -109,9 +109,8 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     if (entry && hub.watching) hub.send({ type: 'exchange', summary: summaryOf(entry), use: { bytes: store.bytes, evicted: store.evicted } });
   };
 
-  // Once a page has left, a reload within the grace period still counts as watching; before any has,
-  // the clock is not read.
-  const watching = () => hub.watching || (hub.lastLeftAt !== Number.NEGATIVE_INFINITY && performance.now() - hub.lastLeftAt < graceMs);
+  // Once a page has left, a reload within the grace period still counts as watching (before any has, `lastLeftAt` is -Infinity).
+  const watching = () => hub.watching || performance.now() - hub.lastLeftAt < graceMs;
   // With history, every request is kept once it ends, packed (packed.ts) so that holding a few hundred
   // costs the garbage collector little; a request gets a pending row only while a page is open to see
   // it. Without history, nothing is kept while no page is open, not even a row.
