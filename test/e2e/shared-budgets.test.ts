@@ -4,22 +4,21 @@
  * request's largest cost; Redis killed and brought back under each `state.onRedisDown.budgets`
  * policy (closed by default); and a gateway killed with a reservation held, which then expires.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { messageJson } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
-import { HAS_REDIS, redisSuite, resetStats, scriptsRun, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { HAS_REDIS, redisSuite, resetStats, scriptsRun } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
 import { gatewayProcessArgs, spawnGateway } from '../helpers/spawn-gateway.js';
+import { sharedStateWorld } from '../helpers/shared-state-world.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const PRICE = { input: 3, output: 15 };
@@ -30,24 +29,8 @@ const COST = (USAGE.input_tokens * PRICE.input + USAGE.output_tokens * PRICE.out
 /** A request's largest cost: its output cap, and its body's bytes at four a token (a little over $0.015). */
 const MAX_COST = 0.0152;
 
-let upstream: FakeUpstream;
-let redis: TestRedis;
-const children: ChildProcess[] = [];
-const running: TestGateway[] = [];
-beforeAll(async () => {
-  if (!HAS_REDIS) return;
-  upstream = await startFakeUpstream();
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  await upstream?.close();
-  await redis?.stop();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((g) => g.close()));
-  upstream?.reset();
-});
+const world = sharedStateWorld();
+const { children, running } = world;
 
 /** Answers every Messages call with `usage`, once `gate` opens. */
 function answering(gate?: Promise<void>, usage: typeof USAGE = USAGE) {
@@ -60,20 +43,20 @@ function answering(gate?: Promise<void>, usage: typeof USAGE = USAGE) {
 function holdAnswers(usage: typeof USAGE = USAGE): { release: () => void } {
   let release = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));
-  upstream.always(answering(gate, usage));
+  world.upstream.always(answering(gate, usage));
   return { release };
 }
 
 let prefixes = 0;
 /** Group `dev` with a budget of `usd` a day, its state in the test Redis under a prefix of its own. */
 function budgetConfig(usd: number, state: Record<string, unknown> = {}): WrittenConfig {
-  const base = withoutRetries(testConfig(upstream.url));
+  const base = withoutRetries(testConfig(world.upstream.url));
   return {
     ...base,
     server: { timeZone: 'UTC' },
     models: { ...base.models, 'claude-test': { provider: 'anthropic', upstreamModel: 'claude-upstream', price: PRICE } },
     keyGroups: { dev: { keys: [GATEWAY_KEY], budget: { usd, per: 'day' } } },
-    state: { redis: redis.url, keyPrefix: `e2e-budgets-${process.pid}-${prefixes++}:`, ...state },
+    state: { redis: world.redis.url, keyPrefix: `e2e-budgets-${process.pid}-${prefixes++}:`, ...state },
   } as WrittenConfig;
 }
 const prefixOf = (config: WrittenConfig) => (config.state as { keyPrefix: string }).keyPrefix;
@@ -103,7 +86,7 @@ async function chat(url: string): Promise<{ status: number; code?: string | null
 
 /** The group's day counter in Redis: its spend and reservations in dollars, and how many reservations it holds. */
 async function counterOf(config: WrittenConfig): Promise<{ spent: number; reserved: number; held: number }> {
-  const observer = new Redis(redis.url);
+  const observer = new Redis(world.redis.url);
   try {
     const keys = (await observer.keys(`${prefixOf(config)}budgets:group:dev:day@UTC:*`)).filter((k) => !k.endsWith(':held'));
     if (keys.length === 0) return { spent: 0, reserved: 0, held: 0 };
@@ -122,7 +105,7 @@ const PROCESS_TEST_MS = 60_000;
 
 describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through Redis'), () => {
   it('two gateways spending one group budget of $0.10 stop at $0.10 plus at most one request, under concurrent load', async () => {
-    upstream.always(answering());
+    world.upstream.always(answering());
     const config = budgetConfig(0.1);
     const gateways = [await startGateway(config), await startGateway(config)];
     running.push(...gateways);
@@ -134,7 +117,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     expect(served).toBeLessThanOrEqual(7);
     expect(served * COST).toBeLessThanOrEqual(0.1 + MAX_COST);
     expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429 && a.type === 'rate_limit_error')).toBe(true);
-    expect(upstream.received).toHaveLength(served);
+    expect(world.upstream.received).toHaveLength(served);
     // Redis holds the total, every reservation settled.
     await waitFor(async () => (await counterOf(config)).held === 0, 'every reservation to be settled');
     const counter = await counterOf(config);
@@ -145,12 +128,12 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
   });
 
   it('a group with limits and a budget: one command to Redis at admission and one at the end, a limit refusal reserving nothing', async () => {
-    upstream.always(answering());
+    world.upstream.always(answering());
     const base = budgetConfig(0.1);
     const config = { ...base, keyGroups: { dev: { ...base.keyGroups!.dev!, limits: { requestsPerMinute: 3, concurrentRequests: 5 } } } } as WrittenConfig;
     const gateways = [await startGateway(config), await startGateway(config)];
     running.push(...gateways);
-    await resetStats(redis.url);
+    await resetStats(world.redis.url);
     const answers = [];
     for (let i = 0; i < 4; i++) answers.push(await chat(gateways[i % 2]!.url));
     expect(answers).toEqual([{ status: 200 }, { status: 200 }, { status: 200 }, { status: 429, code: 'rate_limit_exceeded' }]);
@@ -160,9 +143,9 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
     expect(counter.spent).toBeCloseTo(3 * COST, 9);
     expect(counter.reserved).toBe(0);
     // Three served, each admitted and reserving in one script and ending in one; the one refused, one script.
-    await waitFor(async () => (await scriptsRun(redis.url)) >= 7, 'the scripts to be run');
+    await waitFor(async () => (await scriptsRun(world.redis.url)) >= 7, 'the scripts to be run');
     await new Promise((r) => setTimeout(r, 100));
-    expect(await scriptsRun(redis.url)).toBe(7);
+    expect(await scriptsRun(world.redis.url)).toBe(7);
   });
 
   const policies = [
@@ -171,7 +154,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
   ] as const;
   for (const { policy, whileDown } of policies) {
     it(`Redis killed (onRedisDown.budgets ${policy ?? 'unset: closed'}): ${policy === 'open' ? 'each gateway counts its own spend' : '503 in the caller\'s shape'} meanwhile, and the budget is shared again once Redis is back`, async () => {
-      upstream.always(answering());
+      world.upstream.always(answering());
       const config = budgetConfig(0.1, { commandTimeoutMs: 300, ...(policy ? { onRedisDown: { budgets: policy } } : {}) });
       const a = await startGateway(config);
       const b = await startGateway(config);
@@ -189,10 +172,10 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
       const held = holdAnswers({ input_tokens: 10, output_tokens: 500 });
       const inProgress = send(b);
       await waitFor(async () => (await counterOf(config)).held === 1, 'the request to reserve');
-      await redis.kill();
+      await world.redis.kill();
       held.release();
       expect(await inProgress).toEqual({ status: 200 });
-      upstream.always(answering());
+      world.upstream.always(answering());
       if (policy === 'open') {
         // This gateway's own counter, from nothing: seven fit under $0.10, the eighth is refused.
         const answers: { status: number; type?: string }[] = [];
@@ -212,7 +195,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
       await quiet([a, b], sent);
 
       // Redis comes back (empty, on the same port): each gateway says so once, and spends in Redis again.
-      await redis.restart();
+      await world.redis.restart();
       for (const gw of [a, b]) await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
       expect(await send(b)).toEqual({ status: 200 });
       await waitFor(async () => (await counterOf(config)).spent >= COST - 1e-9, 'the spend to reach Redis again');
@@ -233,7 +216,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
   it("a gateway killed with a reservation held: its reservation expires, and the other gateway's requests start again", async () => {
     // $0.01: one request's reservation (a little over $0.015) alone holds the whole budget.
     const config = budgetConfig(0.01);
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-budgets-config-'));
+    const dir = world.scratchDir('mgw-budgets-config-');
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(config));
     const ttl = 4000;
@@ -249,7 +232,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('budgets several gateways share through R
       doomed.child.kill('SIGKILL');
       await hanging;
       held.release();
-      upstream.always(answering());
+      world.upstream.always(answering());
 
       // Its reservation outlives the process: the other gateway is refused...
       expect(await ask(other.url)).toMatchObject({ status: 429, type: 'rate_limit_error' });

@@ -5,53 +5,36 @@
  * brought back, under each `state.onRedisDown.limits` policy; and a gateway killed with concurrency
  * slots held, whose slots then expire.
  */
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { Redis } from 'ioredis';
 import { cannedReply } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { sendJson } from '../helpers/fake-upstream.js';
 import type { Received } from '../helpers/received.js';
-import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
+import { HAS_REDIS, redisSuite } from '../helpers/redis-server.js';
 import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
 import { gatewayProcessArgs, spawnGateway } from '../helpers/spawn-gateway.js';
+import { sharedStateWorld } from '../helpers/shared-state-world.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 
-let upstream: FakeUpstream;
-let redis: TestRedis;
-const children: ChildProcess[] = [];
-const running: TestGateway[] = [];
-beforeAll(async () => {
-  if (!HAS_REDIS) return;
-  upstream = await startFakeUpstream();
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  await upstream?.close();
-  await redis?.stop();
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((g) => g.close()));
-  upstream?.reset();
-});
+const world = sharedStateWorld();
+const { children, running } = world;
 
 let prefixes = 0;
 /** The test config with group `dev` limited and its state in the test Redis, under a prefix of its own. */
 function sharedConfig(limits: Record<string, number>, state: Record<string, unknown> = {}): WrittenConfig {
-  const base = withoutRetries(testConfig(upstream.url));
+  const base = withoutRetries(testConfig(world.upstream.url));
   return {
     ...base,
     keyGroups: { dev: { keys: [GATEWAY_KEY], limits } },
-    state: { redis: redis.url, keyPrefix: `e2e-${process.pid}-${prefixes++}:`, ...state },
+    state: { redis: world.redis.url, keyPrefix: `e2e-${process.pid}-${prefixes++}:`, ...state },
   } as WrittenConfig;
 }
 
@@ -81,7 +64,7 @@ const PROCESS_TEST_MS = 60_000;
 function holdAnswers(): { release: () => void } {
   let release = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));
-  upstream.always(async (req: Received, res: ServerResponse) => {
+  world.upstream.always(async (req: Received, res: ServerResponse) => {
     await gate;
     cannedReply(req, res);
   });
@@ -96,7 +79,7 @@ const quiet = (gateways: readonly TestGateway[]) => waitFor(() => gateways.reduc
 
 /** Connections the gateways hold to the test Redis (each gateway: one for commands, one listening for cool-downs). */
 async function connectedClients(): Promise<number> {
-  const observer = new Redis(redis.url);
+  const observer = new Redis(world.redis.url);
   try {
     const list = (await observer.client('LIST')) as string;
     return list.split('\n').filter((line) => / name=model-gateway /.test(line)).length;
@@ -105,11 +88,11 @@ async function connectedClients(): Promise<number> {
   }
 }
 
-const slotsHeld = (config: WrittenConfig) => async () => Number(await redis.command('ZCARD', `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`));
+const slotsHeld = (config: WrittenConfig) => async () => Number(await world.redis.command('ZCARD', `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`));
 
 describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redis'), () => {
   it('two gateway processes sharing a group limit of 10 requests per minute admit 10 in all (±1) under concurrent load', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-shared-config-'));
+    const dir = world.scratchDir('mgw-shared-config-');
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(sharedConfig({ requestsPerMinute: 10 })));
     const serve = () => spawnGateway([join(REPO, 'bin/model-gateway.js'), 'serve', '--config', file, '--port', '0', '--no-inspector', '--no-watch', '--no-color'], children, PROCESS_TEST_MS - 15_000);
@@ -122,7 +105,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     expect(served).toBeLessThanOrEqual(11);
     // Every other answer is the limit's 429 (each gateway alone would have admitted 10).
     expect(answers.filter((a) => a.status !== 200).every((a) => a.status === 429 && a.code === 'rate_limit_exceeded')).toBe(true);
-    expect(upstream.received).toHaveLength(served);
+    expect(world.upstream.received).toHaveLength(served);
     for (const g of gateways) g.child.kill('SIGTERM');
   }, PROCESS_TEST_MS);
 
@@ -147,10 +130,10 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       expect(await chat(b.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
 
       // Redis dies with those two in progress (their ends will fail), and load goes on.
-      await redis.kill();
+      await world.redis.kill();
       held.release();
       expect(await Promise.all(holding)).toEqual([{ status: 200 }, { status: 200 }]);
-      upstream.reset();
+      world.upstream.reset();
       await quiet([a, b]);
       const during = await Promise.all(Array.from({ length: 12 }, (_, i) => chat(urls[i % 2]!)));
       await quiet([a, b]);
@@ -164,19 +147,19 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
         expect((messages as InstanceType<typeof Anthropic.APIError>).status).toBe(529);
       } else {
         // Each gateway counts on its own meanwhile: 2 at once each.
-        upstream.reset();
+        world.upstream.reset();
         held = holdAnswers();
         const local = [chat(a.url), chat(a.url), chat(b.url), chat(b.url)];
-        await waitFor(() => upstream.received.length === 4, 'four requests to be in progress');
+        await waitFor(() => world.upstream.received.length === 4, 'four requests to be in progress');
         expect(await chat(a.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
         held.release();
         expect(await Promise.all(local)).toEqual(Array(4).fill({ status: 200 }));
-        upstream.reset();
+        world.upstream.reset();
         await quiet([a, b]);
       }
 
       // Redis comes back (empty, on the same port): each gateway says so once, and the limit is shared again.
-      await redis.restart();
+      await world.redis.restart();
       for (const gw of [a, b]) await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
       held = holdAnswers();
       const after = [chat(a.url), chat(b.url)];
@@ -201,14 +184,14 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const gw = await startGateway(config);
     running.push(gw);
     expect(await chat(gw.url)).toEqual({ status: 200 });
-    redis.pause();
+    world.redis.pause();
     try {
       // Without the timeout this request would wait for Redis forever; it is served from this gateway's own counters.
       expect(await chat(gw.url)).toEqual({ status: 200 });
       expect(gw.output.join('')).toMatch(/Redis at redis:\/\/127\.0\.0\.1:\d+ cannot be reached \(Command timed out\)/);
       expect(await chat(gw.url)).toEqual({ status: 200 });
     } finally {
-      redis.resume();
+      world.redis.resume();
     }
     // The connection never closed: only a PING answered says Redis is back.
     await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
@@ -231,7 +214,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       statuses.push(answer.status === 429 ? String(answer.code) : answer.status!);
       // Each failure reached Redis before the next try (the gateways count after answering).
       // (INCRBY 0: the count as an integer reply, unchanged.)
-      const counted = async () => Number(await redis.command('INCRBY', failures, '0'));
+      const counted = async () => Number(await world.redis.command('INCRBY', failures, '0'));
       if (answer.status === 401) await waitFor(async () => (await counted()) >= statuses.filter((x) => x === 401).length, 'the failure to be counted');
     }
     const refusedKeys = statuses.filter((x) => x === 401).length;
@@ -245,7 +228,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const keys = { alpha: 'sk-ant-alpha-secret-000000000001', beta: 'sk-ant-beta-secret-0000000000002' };
     const calls: string[] = [];
     let throttleAlpha = true;
-    upstream.always((req: Received, res: ServerResponse) => {
+    world.upstream.always((req: Received, res: ServerResponse) => {
       const name = req.headers['x-api-key'] === keys.alpha ? 'alpha' : req.headers['x-api-key'] === keys.beta ? 'beta' : '?';
       calls.push(name);
       if (name === 'alpha' && throttleAlpha) {
@@ -259,7 +242,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       providers: {
         claude: {
           type: 'anthropic',
-          baseUrl: upstream.url,
+          baseUrl: world.upstream.url,
           retries: 2,
           credentials: [
             { name: 'alpha', apiKey: keys.alpha },
@@ -269,14 +252,14 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       },
       models: { 'claude-test': { provider: 'claude' } },
       keyGroups: { dev: { keys: [GATEWAY_KEY] } },
-      state: { redis: redis.url, keyPrefix },
+      state: { redis: world.redis.url, keyPrefix },
     } as WrittenConfig;
     const a = await startGateway(config);
     const b = await startGateway(config);
     running.push(a, b);
     // Both gateways listen, and so does the test: once it heard the cool-down, the other gateway's listener had it first.
     const channel = `${keyPrefix}credential-cooldowns`;
-    const observer = new Redis(redis.url);
+    const observer = new Redis(world.redis.url);
     try {
       await waitFor(async () => ((await observer.pubsub('NUMSUB', channel)) as [string, number])[1] === 2, 'both gateways to listen');
       const heard = new Promise<string>((resolve) => observer.on('message', (_channel: string, text: string) => resolve(text)));
@@ -300,7 +283,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
 
   it('a gateway killed with slots held frees them by expiry: the other gateway is refused, then served', async () => {
     const config = sharedConfig({ concurrentRequests: 2 });
-    const dir = mkdtempSync(join(tmpdir(), 'mgw-shared-config-'));
+    const dir = world.scratchDir('mgw-shared-config-');
     const file = join(dir, 'gateway.config.json');
     writeFileSync(file, JSON.stringify(config));
     const ttl = 4000;
@@ -316,7 +299,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       doomed.child.kill('SIGKILL');
       await Promise.allSettled(hanging);
       held.release();
-      upstream.reset();
+      world.upstream.reset();
 
       // Its slots outlive the process: the other gateway is refused...
       expect(await chat(other.url)).toEqual({ status: 429, code: 'rate_limit_exceeded' });
@@ -324,7 +307,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
       await new Promise((r) => setTimeout(r, Math.max(0, killedAt + ttl + 100 - Date.now())));
       held = holdAnswers();
       const both = [chat(other.url), chat(other.url)];
-      await waitFor(() => upstream.received.length === 2, 'both requests to be in progress');
+      await waitFor(() => world.upstream.received.length === 2, 'both requests to be in progress');
       held.release();
       expect(await Promise.all(both)).toEqual([{ status: 200 }, { status: 200 }]);
       await waitFor(async () => (await slotsHeld(config)()) === 0, 'nothing to be held');

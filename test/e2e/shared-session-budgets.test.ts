@@ -10,20 +10,20 @@
  * their own, one killed (SIGKILL) and started again, for a budget per session and one per day.
  */
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WrittenConfig } from '#src/config/schema.js';
 import { messageJson } from '../helpers/canned.js';
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
-import { HAS_REDIS, redisSuite, startRedis, type TestRedis } from '../helpers/redis-server.js';
-import { GATEWAY_KEY, startGateway, testConfig, type TestGateway, withoutRetries } from '../helpers/start-gateway.js';
+import { sendJson } from '../helpers/fake-upstream.js';
+import { HAS_REDIS, redisSuite } from '../helpers/redis-server.js';
+import { GATEWAY_KEY, startGateway, testConfig, withoutRetries } from '../helpers/start-gateway.js';
 import { gatewayProcessArgs, spawnGateway } from '../helpers/spawn-gateway.js';
+import { sharedStateWorld } from '../helpers/shared-state-world.js';
 import { waitFor } from '../helpers/wait-for.js';
 
 const PROCESS_TEST_MS = 60_000;
@@ -39,33 +39,15 @@ const BUDGET = 0.1;
 const SESSION = 'claude:session%1';
 const OTHER = 'claude-session-2';
 
-let upstream: FakeUpstream;
-let redis: TestRedis;
-const running: TestGateway[] = [];
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-beforeAll(async () => {
-  if (!HAS_REDIS) return;
-  upstream = await startFakeUpstream();
-  redis = await startRedis();
-});
-afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
-  await upstream?.close();
-  await redis?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((g) => g.close()));
-  upstream?.reset();
-});
+const world = sharedStateWorld();
+const { children, running } = world;
 
 const answering = (_req: unknown, res: ServerResponse) => sendJson(res, 200, { ...messageJson('claude-upstream'), usage: USAGE });
 /** Upstream answers held until `release()`, so that requests stay in progress. */
 function holdAnswers(): { release: () => void } {
   let release = () => {};
   const gate = new Promise<void>((resolve) => (release = resolve));
-  upstream.always(async (req, res) => {
+  world.upstream.always(async (req, res) => {
     await gate;
     answering(req, res);
   });
@@ -78,13 +60,13 @@ let prefixes = 0;
  * Redis under a prefix of its own.
  */
 function budgetConfig(per: 'session' | 'day' = 'session', state: Record<string, unknown> = {}): WrittenConfig {
-  const base = withoutRetries(testConfig(upstream.url));
+  const base = withoutRetries(testConfig(world.upstream.url));
   return {
     ...base,
     server: { timeZone: 'UTC' },
     models: { ...base.models, 'claude-test': { provider: 'anthropic', upstreamModel: 'claude-upstream', price: PRICE } },
     keyGroups: { dev: { keys: [GATEWAY_KEY], budget: per === 'session' ? [{ usd: BUDGET, per: 'session' }, { usd: 100, per: 'day' }] : { usd: BUDGET, per: 'day' } } },
-    state: { redis: redis.url, keyPrefix: `e2e-session-budgets-${process.pid}-${prefixes++}:`, ...state },
+    state: { redis: world.redis.url, keyPrefix: `e2e-session-budgets-${process.pid}-${prefixes++}:`, ...state },
   } as WrittenConfig;
 }
 const prefixOf = (config: WrittenConfig) => (config.state as { keyPrefix: string }).keyPrefix;
@@ -116,7 +98,7 @@ async function chatInSession(url: string, session: string): Promise<{ status: nu
 
 /** A counter in Redis: its spend and reservations in dollars, how many reservations it holds, and how long it lives. */
 async function counterAt(key: string): Promise<{ spent: number; reserved: number; held: number; ttlMs: number }> {
-  const observer = new Redis(redis.url);
+  const observer = new Redis(world.redis.url);
   try {
     const [spent, reserved] = await observer.hmget(key, 'spent', 'reserved');
     return { spent: Number(spent ?? 0) / 1e9, reserved: Number(reserved ?? 0) / 1e9, held: await observer.zcard(`${key}:held`), ttlMs: await observer.pttl(key) };
@@ -129,7 +111,7 @@ const sessionCounterOf = (config: WrittenConfig, session: string) =>
   counterAt(`${prefixOf(config)}budgets:group:dev:session:${session.replace(/%/g, '%25').replace(/:/g, '%3A')}`);
 /** The group's day counter (the only one a test's prefix holds). */
 async function dayCounterOf(config: WrittenConfig) {
-  const observer = new Redis(redis.url);
+  const observer = new Redis(world.redis.url);
   const keys = await observer.keys(`${prefixOf(config)}budgets:group:dev:day@UTC:*`).finally(() => observer.disconnect());
   return counterAt(keys.find((k) => !k.endsWith(':held')) ?? `${prefixOf(config)}budgets:none`);
 }
@@ -163,10 +145,9 @@ const SESSION_REFUSAL = `per session in this session (${SESSION})`;
 
 describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share through Redis'), () => {
   it('stops one session at its budget plus at most one request across both gateways, leaves another session alone, and outlives a restart', async () => {
-    upstream.always(answering);
+    world.upstream.always(answering);
     const config = budgetConfig();
-    const ledger = mkdtempSync(join(tmpdir(), 'mgw-shared-session-'));
-    dirs.push(ledger);
+    const ledger = world.scratchDir('mgw-shared-session-');
     // One gateway keeps a ledger (which its restart reads back), the other does not.
     const a = await startGateway(config, { ledgerDir: ledger });
     const b = await startGateway(config);
@@ -175,7 +156,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
     // One session's requests, all at once, spread over both gateways.
     const served = await spendAtOnce([a.url, b.url], 30, SESSION, SESSION_REFUSAL);
     await quiet([a, b], 30);
-    expect(upstream.received).toHaveLength(served);
+    expect(world.upstream.received).toHaveLength(served);
     await waitFor(async () => (await sessionCounterOf(config, SESSION)).held === 0, 'every reservation to be settled');
     const counter = await sessionCounterOf(config, SESSION);
     expect(counter.spent).toBeCloseTo(served * COST, 9);
@@ -219,11 +200,11 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
       const held = holdAnswers();
       const inProgress = Array.from({ length: 6 }, (_, i) => inSession(urls[i % 2]!, SESSION));
       await waitFor(async () => (await sessionCounterOf(config, SESSION)).held === 6, 'the six to reserve');
-      await redis.kill();
+      await world.redis.kill();
       held.release();
       // Finished, not cut, whatever their settling meets.
       expect(await Promise.all(inProgress)).toEqual(Array(6).fill({ status: 200 }));
-      upstream.always(answering);
+      world.upstream.always(answering);
 
       // Load meanwhile, on both: each answer in the caller's shape, as the policy says.
       const during = await Promise.all(Array.from({ length: 10 }, (_, i) => inSession(urls[i % 2]!, OTHER)));
@@ -233,7 +214,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
       await quiet([a, b], 16);
 
       // Redis back (empty, on the same port): a session's requests all at once stop at its budget across both again.
-      await redis.restart();
+      await world.redis.restart();
       for (const gw of [a, b]) await waitFor(() => /answers again/.test(gw.output.join('')), 'the gateway to see Redis back');
       const fresh = 'claude-session-after-outage';
       const served = await spendAtOnce(urls, 30, fresh, `per session in this session (${fresh})`);
@@ -253,10 +234,9 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
   ] as const;
   for (const { per, session, refusal, counter } of processCases) {
     it(`two gateway processes, a budget per ${per}: stopped at the budget across both, and still when one is killed (SIGKILL) and started again`, async () => {
-      upstream.always(answering);
+      world.upstream.always(answering);
       const config = budgetConfig(per);
-      const dir = mkdtempSync(join(tmpdir(), 'mgw-session-processes-'));
-      dirs.push(dir);
+      const dir = world.scratchDir('mgw-session-processes-');
       const file = join(dir, 'gateway.config.json');
       writeFileSync(file, JSON.stringify(config));
       const ledger = join(dir, 'usage');
@@ -264,7 +244,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('a per-session budget two gateways share 
 
       const served = await spendAtOnce([a.url, b.url], 30, session, refusal);
       await quiet([a, b], 30);
-      expect(upstream.received).toHaveLength(served);
+      expect(world.upstream.received).toHaveLength(served);
       await waitFor(async () => (await counter(config)).held === 0, 'every reservation to be settled');
       expect((await counter(config)).spent).toBeCloseTo(served * COST, 9);
 
