@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { bundleInspector } from './build-inspector.mjs';
+import { withoutZodLocales } from './bundle-zod.mjs';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 
@@ -155,7 +156,7 @@ async function main() {
         MODEL_GATEWAY_CATALOGUE: JSON.stringify(readFileSync(path.join(ROOT, 'src/cost/catalogue.json'), 'utf8')),
       },
       banner: { js: BANNER },
-      plugins: [configImportPlugin],
+      plugins: [configImportPlugin, withoutZodLocales],
       // src/version.ts reads `import.meta.url` only when the define above is absent.
       logOverride: { 'empty-import-meta': 'silent' },
       logLevel: 'warning',

@@ -4,7 +4,7 @@
  * keeps the committed file equal to this output, and schema-agreement.test.ts keeps its
  * verdicts equal to `parseConfig`'s.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { providerKind } from '../providers/kinds.js';
 import { writtenConfigSchema } from './schema.js';
 import { ENV_REFERENCE_PATTERN } from './env.js';

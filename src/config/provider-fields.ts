@@ -4,7 +4,7 @@
  * or redefine these (a different description, a field of its own). `schema.ts` joins the
  * registered kinds' entries into one union discriminated on `type`.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { PROTOCOLS } from '../protocols/types.js';
 import { DEFAULT_RETRIES, DEFAULT_TIMEOUTS } from './defaults.js';
 import { HTTP_TOKEN } from '../protocols/http-token.js';

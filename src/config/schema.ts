@@ -4,7 +4,7 @@
  * them. Defaults that do not depend on other fields live here so the JSON Schema shows
  * them; a provider kind's own (its base URL and protocols) are in its folder, `providers/<type>/`.
  */
-import { z } from 'zod';
+import { z } from './zod.js';
 import { FEATURES, PROTOCOLS } from '../protocols/types.js';
 import { PROVIDER_KINDS } from '../providers/kinds.js';
 import { isRedisUrl } from '../state/redis-url.js';

@@ -3,7 +3,7 @@
  * what was found, one issue per unknown field (with a "did you mean"), and union failures
  * reported from the branch the input was evidently aiming at.
  */
-import type { z } from 'zod';
+import type { z } from './zod.js';
 import type { ConfigIssue } from '../errors.js';
 import { formatPath } from './path.js';
 

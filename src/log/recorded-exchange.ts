@@ -6,7 +6,7 @@
  * does not fit, instead of failing later in whatever reads that field. Fields the shape does
  * not know are kept: a newer gateway may add some.
  */
-import { z } from 'zod';
+import { z } from '../config/zod.js';
 import { MAX_JSON_DEPTH, mayNestDeeperThan, nestedDeeperThan } from '../protocols/json-outline.js';
 import type { ExchangeJson } from './exchange-json.js';
 import { PROTOCOLS } from '../protocols/types.js';

@@ -4,7 +4,7 @@
  * its rules and defaults, the JSON Schema, `check`, the banner and `createProviders` all read
  * the kind from there, so a new kind touches no other file.
  */
-import type { z } from 'zod';
+import type { z } from '../config/zod.js';
 import type { WrittenProviderOf } from '../config/provider-fields.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { Operation, Protocol } from '../protocols/types.js';

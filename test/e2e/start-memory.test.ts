@@ -105,6 +105,9 @@ describe('a just-started gateway', () => {
     // Only the part of undici the gateway calls with (providers/undici-lean.ts), not its index: fetch, WebSocket, caches.
     expect(probed.modules.filter((m) => /\/node_modules\/undici\/(index\.js|lib\/web\/)/.test(m))).toEqual([]);
     expect(ON_DEMAND.filter((pkg) => loaded(probed, pkg))).toEqual(used);
+    // zod is the build's one module, dist/config/zod.js, without the package's modules and its locales.
+    expect(probed.modules.filter((m) => m.includes('/node_modules/zod/'))).toEqual([]);
+    expect(probed.modules.some((m) => m.endsWith('/dist/config/zod.js'))).toBe(true);
   });
 
   it('has its young generation at its first size, not grown by the start', async () => {

@@ -1,5 +1,5 @@
 /** `anthropic`: Anthropic's API. */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import { DEFAULT_ANTHROPIC_VERSION } from '../../protocols/messages/version.js';
 import { createHttpProvider, type HttpHooks } from '../http.js';

@@ -4,7 +4,7 @@
  * client-credentials flow (entra-token.ts), its rules, the same rules in the JSON Schema, and a
  * provider that sends a token from them instead of a key.
  */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import type { ProviderConfig } from '../../config/types.js';
 import { GatewayError } from '../../errors.js';

@@ -5,7 +5,7 @@
  * header; or, with an app registration's tenantId, clientId and clientSecret, a Microsoft Entra ID
  * token as `Authorization: Bearer` (entra-token.ts).
  */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import type { HttpHooks } from '../http.js';
 import { defineKind, type KindIssue } from '../kind.js';

@@ -5,7 +5,7 @@
  * Completions for its other models. Signed with SigV4 and the AWS credential chain (sign.ts), or
  * sent with a Bedrock API key as a bearer token.
  */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import type { ProviderConfig } from '../../config/types.js';
 import { GatewayError } from '../../errors.js';

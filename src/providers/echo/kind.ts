@@ -1,5 +1,5 @@
 /** `echo`: built in, answers every protocol locally from the request alone (see provider.ts). */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import { defineKind } from '../kind.js';
 import { createEchoProvider } from './provider.js';

@@ -6,7 +6,7 @@
  * Foundry SDK sends this one); or, with an app registration, a Microsoft Entra ID token for
  * Foundry's scope as `Authorization: Bearer` (the token flow is azure-openai's, entra-token.ts).
  */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import {
   createEntraOrKeyProvider,

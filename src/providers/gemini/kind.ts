@@ -5,7 +5,7 @@
  * model and the stream flag are in the URL, not the body (endpoint.ts); the key travels in
  * `x-goog-api-key`, never in the query, so it stays out of URLs that get logged.
  */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import { createHttpProvider, type HttpHooks } from '../http.js';
 import { defineKind } from '../kind.js';

@@ -1,5 +1,5 @@
 /** `openai`: OpenAI's own API. */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import { createHttpProvider } from '../http.js';
 import { defineKind } from '../kind.js';

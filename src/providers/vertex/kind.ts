@@ -5,7 +5,7 @@
  * called in follows its id. Authenticated with Google OAuth tokens from a credentials file or
  * application default credentials (google-credentials.ts).
  */
-import { z } from 'zod';
+import { z } from '../../config/zod.js';
 import { ENV_REFERENCE_PATTERN } from '../../config/env.js';
 import { httpUrl } from '../../config/provider-fields.js';
 import { defineKind } from '../kind.js';
