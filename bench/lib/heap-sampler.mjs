@@ -1,0 +1,34 @@
+/**
+ * Preloaded with `--import` into the process bench/alloc.mjs measures: V8's sampling heap profiler, driven by
+ * SIGUSR2. The first signal starts sampling (after the warm-up, so the window holds no start-up or JIT-time
+ * allocation) and writes `<out>.started`; the second writes the profile to `<out>` and stops. Objects already
+ * collected stay in the profile (both `includeObjectsCollectedBy*` flags), so it counts what was allocated, not
+ * what survived. Settings come from the environment: BENCH_HEAP_PROFILE_OUT, BENCH_HEAP_SAMPLING_INTERVAL (bytes).
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+
+const out = process.env.BENCH_HEAP_PROFILE_OUT;
+const samplingInterval = Number(process.env.BENCH_HEAP_SAMPLING_INTERVAL ?? '128');
+
+if (out) {
+  const session = new Session();
+  session.connect();
+  const post = (method, params) =>
+    new Promise((resolve, reject) => session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))));
+  let started = false;
+  process.on('SIGUSR2', () => {
+    const step = started
+      ? post('HeapProfiler.getSamplingProfile').then(({ profile }) => {
+          writeFileSync(out, JSON.stringify(profile));
+          return post('HeapProfiler.stopSampling');
+        })
+      : post('HeapProfiler.startSampling', {
+          samplingInterval,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        }).then(() => writeFileSync(`${out}.started`, ''));
+    started = true;
+    step.catch((e) => process.stderr.write(`heap sampler: ${e.message}\n`));
+  });
+}
