@@ -10,14 +10,14 @@
  * It is a count, not a time: other load on the machine does not move it (within the sampling's noise, about 1 %).
  *
  *   node bench/alloc.mjs [--target gateway|reference] [--requests 20000] [--warmup 30000] [--connections 50]
- *                        [--interval 128] [--top 20] [--serve-args "--no-inspector"] [--ledger on|off] [--json FILE]
+ *                        [--interval 128] [--top 20] [--promoted] [--serve-args "--no-inspector"] [--ledger on|off] [--json FILE] [--raw FILE] [--bin other/bin/model-gateway.js]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ledgerOption, option, serveArgs as serveArgsOf } from './lib/args.mjs';
+import { flag, ledgerOption, option, serveArgs as serveArgsOf } from './lib/args.mjs';
 import { smallChat } from './lib/bodies.mjs';
 import { area, original } from './lib/cpu-profile.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
@@ -29,6 +29,15 @@ const warmup = Number(option('warmup', '30000'));
 const connections = Number(option('connections', '50'));
 const top = Number(option('top', '20'));
 const jsonOut = option('json', undefined);
+/**
+ * `--promoted`: only what outlived the young generation (promoted to the old one, where only a major collection
+ * takes it back) or is still alive at the end: what a request keeps too long.
+ */
+const promoted = flag('promoted');
+/** `--raw FILE`: the sampling heap profile as V8 wrote it (opens in Chrome DevTools' Memory tab as a .heapprofile). */
+const rawOut = option('raw', undefined);
+/** `--bin PATH`: another build's bin/model-gateway.js (a base to compare with). */
+const bin = option('bin', undefined);
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-alloc-'));
 const place = placement();
 const profileFile = join(dir, 'heap.json');
@@ -125,11 +134,12 @@ async function main() {
   const upstream = await startUpstream(place, place.loadCore);
   process.env.BENCH_HEAP_PROFILE_OUT = profileFile;
   process.env.BENCH_HEAP_SAMPLING_INTERVAL = option('interval', '128');
+  process.env.BENCH_HEAP_INCLUDE_MINOR = promoted ? '0' : '1';
   const extraNodeArgs = [`--import=${pathToFileURL(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'lib', 'heap-sampler.mjs')).href}`];
   const target =
     which === 'reference'
       ? await startReference(place, upstream.origin, { extraNodeArgs })
-      : await startGateway(place, dir, upstream.origin, { tag: 'alloc', extraNodeArgs, extraArgs: gatewayArgs, ledger: ledgerOption() });
+      : await startGateway(place, dir, upstream.origin, { tag: 'alloc', extraNodeArgs, extraArgs: gatewayArgs, ledger: ledgerOption(), ...(bin ? { bin } : {}) });
   try {
     log(`${which}: ${warmup} requests of warm-up, then ${requests} sampled, ${connections} at a time`);
     await drive(target.origin, warmup);
@@ -139,10 +149,12 @@ async function main() {
     target.child.kill('SIGUSR2');
     await waitForFile(profileFile, target.child);
     await new Promise((r) => setTimeout(r, 200)); // the write is one writeFileSync; let it land whole
-    const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
+    const raw = readFileSync(profileFile, 'utf8');
+    if (rawOut) writeFileSync(rawOut, raw);
+    const profile = JSON.parse(raw);
     const t = tally(profile.head);
     const text = [
-      `== ${which}: ${(t.total / requests).toFixed(0)} B allocated per small request (${requests} requests, sampling every ${process.env.BENCH_HEAP_SAMPLING_INTERVAL} B)`,
+      `== ${which}: ${(t.total / requests).toFixed(0)} B ${promoted ? 'promoted or still alive' : 'allocated'} per small request (${requests} requests, sampling every ${process.env.BENCH_HEAP_SAMPLING_INTERVAL} B)`,
       'by area:',
       rows(t.areas, top, requests),
       `by function, self (top ${top}):`,

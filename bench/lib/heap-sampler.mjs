@@ -1,6 +1,6 @@
 /**
  * Preloaded with `--import` into the process bench/alloc.mjs measures: V8's sampling heap profiler, driven by
- * SIGUSR2. The first signal starts sampling (after the warm-up, so the window holds no start-up or JIT-time
+ * SIGUSR2 (BENCH_HEAP_INCLUDE_MINOR=0: without the objects scavenges collected). The first signal starts sampling (after the warm-up, so the window holds no start-up or JIT-time
  * allocation) and writes `<out>.started`; the second writes the profile to `<out>` and stops. Objects already
  * collected stay in the profile (both `includeObjectsCollectedBy*` flags), so it counts what was allocated, not
  * what survived. Settings come from the environment: BENCH_HEAP_PROFILE_OUT, BENCH_HEAP_SAMPLING_INTERVAL (bytes).
@@ -10,6 +10,8 @@ import { Session } from 'node:inspector';
 
 const out = process.env.BENCH_HEAP_PROFILE_OUT;
 const samplingInterval = Number(process.env.BENCH_HEAP_SAMPLING_INTERVAL ?? '128');
+/** `0`: objects a scavenge collected are dropped, so what is left is what reached the old generation. */
+const minor = process.env.BENCH_HEAP_INCLUDE_MINOR !== '0';
 
 if (out) {
   const session = new Session();
@@ -26,7 +28,7 @@ if (out) {
       : post('HeapProfiler.startSampling', {
           samplingInterval,
           includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
+          includeObjectsCollectedByMinorGC: minor,
         }).then(() => writeFileSync(`${out}.started`, ''));
     started = true;
     step.catch((e) => process.stderr.write(`heap sampler: ${e.message}\n`));
