@@ -20,26 +20,44 @@ function tooLarge(limit: number): GatewayError {
   });
 }
 
-export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
-  let held = 0;
-  const add = (bytes: number, extra?: Record<string, string>) => {
+/** A class rather than closures over `held`: every model request makes one (docs/performance.md, "A small request's allocations"). */
+class Budget implements ByteBudget {
+  private held = 0;
+
+  constructor(
+    private readonly load: ServerLoad,
+    private readonly server: ServerConfig,
+  ) {}
+
+  // The rest of the upload is not read, so the connection cannot be reused.
+  take(bytes: number): void {
+    this.add(bytes, CLOSE);
+  }
+
+  holdAnswer(bytes: number): void {
+    this.add(bytes, undefined);
+  }
+
+  giveBack(): void {
+    this.load.bufferedBytes -= this.held;
+    this.held = 0;
+  }
+
+  private add(bytes: number, extra: Record<string, string> | undefined): void {
+    const { load, server } = this;
     if (load.bufferedBytes + bytes > server.maxBufferedBytes) {
       throw overloaded(`The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request and answer bodies; retry shortly.`, {
-        ...(extra ? { headers: extra } : {}),
+        ...(extra ? { headers: { ...extra } } : {}),
       });
     }
     load.bufferedBytes += bytes;
-    held += bytes;
-  };
-  return {
-    // The rest of the upload is not read, so the connection cannot be reused.
-    take: (bytes) => add(bytes, { connection: 'close' }),
-    holdAnswer: (bytes) => add(bytes),
-    giveBack() {
-      load.bufferedBytes -= held;
-      held = 0;
-    },
-  };
+    this.held += bytes;
+  }
+}
+const CLOSE: Record<string, string> = { connection: 'close' };
+
+export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
+  return new Budget(load, server);
 }
 
 /** The cleanup of a request that took a share of the buffered bytes: gives it back. */
