@@ -10,7 +10,7 @@
  * It is a count, not a time: other load on the machine does not move it (within the sampling's noise, about 1 %).
  *
  *   node bench/alloc.mjs [--target gateway|reference] [--requests 20000] [--warmup 30000] [--connections 50]
- *                        [--interval 128] [--top 20] [--promoted] [--serve-args "--no-inspector"] [--ledger on|off] [--json FILE] [--raw FILE] [--bin other/bin/model-gateway.js]
+ *                        [--interval 256] [--top 20] [--promoted] [--serve-args "--no-inspector"] [--ledger on|off] [--json FILE] [--raw FILE] [--bin other/bin/model-gateway.js]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -80,12 +80,12 @@ async function drive(origin, n) {
 }
 
 async function waitForFile(file, child) {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 3600; i++) {
     if (existsSync(file)) return;
     if (child.exitCode !== null) throw new Error(`the process under test exited: ${child.stderrText()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`no ${file} within 30 s`);
+  throw new Error(`no ${file} within 180 s`);
 }
 
 /** Self bytes by function and by area, and inclusive bytes of the gateway's own functions (each counted once per path). */
@@ -133,7 +133,7 @@ const rows = (m, n, perReq) =>
 async function main() {
   const upstream = await startUpstream(place, place.loadCore);
   process.env.BENCH_HEAP_PROFILE_OUT = profileFile;
-  process.env.BENCH_HEAP_SAMPLING_INTERVAL = option('interval', '128');
+  process.env.BENCH_HEAP_SAMPLING_INTERVAL = option('interval', '256');
   process.env.BENCH_HEAP_INCLUDE_MINOR = promoted ? '0' : '1';
   const extraNodeArgs = [`--import=${pathToFileURL(join(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'lib', 'heap-sampler.mjs')).href}`];
   const target =
@@ -148,7 +148,6 @@ async function main() {
     await drive(target.origin, requests);
     target.child.kill('SIGUSR2');
     await waitForFile(profileFile, target.child);
-    await new Promise((r) => setTimeout(r, 200)); // the write is one writeFileSync; let it land whole
     const raw = readFileSync(profileFile, 'utf8');
     if (rawOut) writeFileSync(rawOut, raw);
     const profile = JSON.parse(raw);

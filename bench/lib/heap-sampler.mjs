@@ -5,11 +5,11 @@
  * collected stay in the profile (both `includeObjectsCollectedBy*` flags), so it counts what was allocated, not
  * what survived. Settings come from the environment: BENCH_HEAP_PROFILE_OUT, BENCH_HEAP_SAMPLING_INTERVAL (bytes).
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 const out = process.env.BENCH_HEAP_PROFILE_OUT;
-const samplingInterval = Number(process.env.BENCH_HEAP_SAMPLING_INTERVAL ?? '128');
+const samplingInterval = Number(process.env.BENCH_HEAP_SAMPLING_INTERVAL ?? '256');
 /** `0`: objects a scavenge collected are dropped, so what is left is what reached the old generation. */
 const minor = process.env.BENCH_HEAP_INCLUDE_MINOR !== '0';
 
@@ -22,7 +22,9 @@ if (out) {
   process.on('SIGUSR2', () => {
     const step = started
       ? post('HeapProfiler.getSamplingProfile').then(({ profile }) => {
-          writeFileSync(out, JSON.stringify(profile));
+          // Written aside and renamed, so that the reader, polling for the file, never sees half of it.
+          writeFileSync(`${out}.part`, JSON.stringify(profile));
+          renameSync(`${out}.part`, out);
           return post('HeapProfiler.stopSampling');
         })
       : post('HeapProfiler.startSampling', {
