@@ -18,12 +18,15 @@ export interface Deadline {
 class Entry implements Deadline {
   prev: Entry | undefined;
   next: Entry | undefined;
+  /** When it is due, on performance.now()'s clock. */
+  readonly at: number;
   constructor(
     readonly lane: Lane,
-    readonly at: number,
     public fire: ((arg: unknown, ms: number) => void) | undefined,
     readonly arg: unknown,
-  ) {}
+  ) {
+    this.at = performance.now() + lane.ms;
+  }
 
   cancel(): void {
     if (this.fire === undefined) return;
@@ -41,7 +44,7 @@ class Lane {
   constructor(readonly ms: number) {}
 
   add(fire: (arg: unknown, ms: number) => void, arg: unknown): Entry {
-    const entry = new Entry(this, performance.now() + this.ms, fire, arg);
+    const entry = new Entry(this, fire, arg);
     if (this.tail) {
       this.tail.next = entry;
       entry.prev = this.tail;
