@@ -79,9 +79,11 @@ const pathFor = (target, model, endpoint) => (target.name === 'direct' ? directP
  * run interleaved with the gateway's own (A-B-C-C-B-A); the twin is stopped then, its figures going to
  * `variant.result`. The reference idles on until after the gateway's streams, is taken through scenario 3 beside
  * them (serial streams alternating with the gateway's and direct ones), then stopped. Its figures go to the
- * gateway's own `pairedRef*` (the reference's) and `alt*` (the alternating streams') fields.
+ * gateway's own `pairedRef*` (the reference's) and `alt*` (the alternating streams') fields. `noLedger` (gateway
+ * only, `{ target, stop }`): the same gateway with `server.ledger: false`, in the same sequence beside the gateway
+ * (A-D-B-C-C-B-D-A), stopped after it; its figures go to `noLedger.result`.
  */
-async function measureTarget(target, upstream, variant, pairedRef) {
+async function measureTarget(target, upstream, variant, pairedRef, noLedger) {
   const m = { hwmAfterMb: {} };
   /** Peak RSS after each phase, to see which one sets the peak (in the JSON only). */
   const hwm = (phase) => {
@@ -127,14 +129,21 @@ async function measureTarget(target, upstream, variant, pairedRef) {
     // its CPU per request, while the direct calls of the same rounds cost 48, 27 and 45 µs.
     const firstS = Math.floor(D.thrS / 2);
     const second = { warmS: 1, measureS: D.thrS - firstS };
+    // The ledger-off twin (D) goes next to the gateway both times, A-D-B-C-C-B-D-A: its row compares the two.
     const a1 = await smallThr(target, { measureS: firstS });
+    const d1 = await smallThr(noLedger.target, { measureS: firstS });
     const b1 = await smallThr(variant.target, { measureS: firstS });
     const c1 = await smallThr(pairedRef.target, { measureS: firstS });
     const c2 = await smallThr(pairedRef.target, { name: `thr-${pairedRef.target.name}-2`, ...second });
     const b2 = await smallThr(variant.target, { name: `thr-${variant.target.name}-2`, ...second });
+    const d2 = await smallThr(noLedger.target, { name: `thr-${noLedger.target.name}-2`, ...second });
     const a2 = await smallThr(target, { name: `thr-${target.name}-2`, ...second });
     variant.result.peakRssMb = memoryMb(variant.target.pid).hwm;
     await variant.stop();
+    await noLedger.stop();
+    const nl = joinThroughput(d1, d2);
+    noLedger.result = { thrRps: nl.rps, thrCpuUs: nl.cpuUsPerReq, thrP50Ms: nl.p50Ms, thrErrors: nl.errors + nl.non2xx, thrBusy: nl.coreBusyPct };
+    log(`    ledger off: ${fmt(nl.rps, 0)} req/s, ${fmt(nl.cpuUsPerReq, 0)} µs CPU/req, cores ${nl.coreBusyPct.join('/')}%, errors ${noLedger.result.thrErrors}`);
     thr = joinThroughput(a1, a2);
     const c = joinThroughput(c1, c2);
     m.pairedRefThrRps = c.rps;
@@ -680,15 +689,21 @@ async function main() {
         }
         // The gateway as a user leaves it running, with its --no-inspector twin and a fresh reference forwarder
         // for scenario 1's interleaved measurement (started alongside, idle until their phase, stopped after it).
+        // And its twin with the usage ledger off (issue 26: what the ledger and cost add to a request).
+        const noLedgerGateway = () => startGateway(place, dir, upstream.origin, { tag: `noledger-r${r + 1}`, extraArgs: GATEWAY_VARIANTS.gateway, ledger: false });
         round.targets.gateway = await withTarget(name, gateway('gw', 'gateway'), (t) =>
           withTarget('gateway-no-inspector', gateway('noinsp', 'noInspector'), (v) =>
-            withTarget('reference-interleaved', () => startReference(place, upstream.origin), async (ref) => {
-              const variant = { target: v, stop: () => stopTarget(v) };
-              const pairedRef = { target: ref, stop: () => stopTarget(ref) };
-              const m = await measureTarget(t, upstream, variant, pairedRef);
-              round.targets.gatewayNoInspector = variant.result;
-              return m;
-            }),
+            withTarget('gateway-no-ledger', noLedgerGateway, (nl) =>
+              withTarget('reference-interleaved', () => startReference(place, upstream.origin), async (ref) => {
+                const variant = { target: v, stop: () => stopTarget(v) };
+                const noLedger = { target: nl, stop: () => stopTarget(nl) };
+                const pairedRef = { target: ref, stop: () => stopTarget(ref) };
+                const m = await measureTarget(t, upstream, variant, pairedRef, noLedger);
+                round.targets.gatewayNoInspector = variant.result;
+                round.targets.gatewayNoLedger = noLedger.result;
+                return m;
+              }),
+            ),
           ),
         );
         log('  gateway, memory (fresh process)');

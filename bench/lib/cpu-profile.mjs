@@ -8,7 +8,7 @@ const MAX_SAMPLE_US = 2000;
 
 const maps = new Map();
 /** dist/x.js:line → src/x.ts:line through the build's source maps (tsconfig.build.json has sourceMap on). */
-function original(url, line, column) {
+export function original(url, line, column) {
   const file = url.startsWith('file://') ? fileURLToPath(url) : url;
   if (!maps.has(file)) {
     let map;
@@ -25,7 +25,7 @@ function original(url, line, column) {
   return `src/${file.split('/dist/')[1].replace(/\.js$/, '.ts')}:${entry.originalLine + 1}`;
 }
 
-function area(url, fn) {
+export function area(url, fn) {
   if (!url) return fn.startsWith('(') ? fn : '(native/builtin)';
   if (url.includes('/node_modules/')) return `npm:${url.split('/node_modules/')[1].split('/')[0]}`;
   if (url.includes('/dist/')) return `src/${url.split('/dist/')[1].replace(/\.js$/, '.ts')}`;

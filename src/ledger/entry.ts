@@ -53,10 +53,34 @@ export function isLedgered(r: RequestRecord): boolean {
 export function entryLine(r: RequestRecord): string {
   const u = r.usage;
   const usd = r.cost?.usd;
-  return `{"v":${LEDGER_VERSION},"time":"${isoTime(r.startedAt)}","group":${known(r.keyGroup)},"key":${known(r.keyName ?? r.keyId)},"keyId":${known(r.keyId)},"model":${known(r.servedBy ?? r.model)},"provider":${known(r.provider)}${
-    r.upstreamModel === undefined ? '' : `,"upstreamModel":${known(r.upstreamModel)}`}${field('credential', r.credential)}${field('session', r.sessionId)}${field('agent', r.agentId)}${
+  return `{"v":${LEDGER_VERSION},"time":"${isoTime(r.startedAt)}"${namesText(r)}${field('credential', r.credential)}${field('session', r.sessionId)}${field('agent', r.agentId)}${
     r.status === undefined ? '' : `,"status":${countText(r.status)}`},"input":${countText(u?.inputTokens)},"output":${countText(u?.outputTokens)},"cacheRead":${countText(u?.cachedTokens)},"cacheWrite":${countText(u?.cacheWriteTokens)},"usd":${
     typeof usd === 'number' && Number.isFinite(usd) ? String(usd) : 'null'},"priced":"${r.cost?.source ?? 'unreported'}"}\n`;
+}
+
+/** The names part of the last line written (group to upstreamModel), with the names it was made from. */
+let lastNames:
+  | { readonly group: string | undefined; readonly key: string | undefined; readonly keyId: string | undefined; readonly model: string | undefined; readonly provider: string | undefined; readonly upstreamModel: string | undefined; readonly text: string }
+  | undefined;
+
+/**
+ * `,"group":…,"key":…,"keyId":…,"model":…,"provider":…[,"upstreamModel":…]`. Kept from the line before when it names
+ * the same ones, as most lines do: a dozen strings fewer made per request (docs/performance.md, "A small request's allocations").
+ */
+function namesText(r: RequestRecord): string {
+  const key = r.keyName ?? r.keyId;
+  const model = r.servedBy ?? r.model;
+  const last = lastNames;
+  if (
+    last !== undefined && last.group === r.keyGroup && last.key === key && last.keyId === r.keyId && last.model === model &&
+    last.provider === r.provider && last.upstreamModel === r.upstreamModel
+  ) {
+    return last.text;
+  }
+  const text = `,"group":${known(r.keyGroup)},"key":${known(key)},"keyId":${known(r.keyId)},"model":${known(model)},"provider":${known(r.provider)}${
+    r.upstreamModel === undefined ? '' : `,"upstreamModel":${known(r.upstreamModel)}`}`;
+  lastNames = { group: r.keyGroup, key, keyId: r.keyId, model, provider: r.provider, upstreamModel: r.upstreamModel, text };
+  return text;
 }
 
 /** The JSON text of a name the config gives (a key group, a key, a model, a provider): the same few on every line. */

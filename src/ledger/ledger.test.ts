@@ -77,6 +77,25 @@ describe('a ledger line', () => {
     expect(parseEntry(entryLine(r).trim())).toBeDefined();
   });
 
+  it('names its own group, key, model and provider when they change from one line to the next (the names part is kept from the line before)', () => {
+    const lines: Partial<RequestRecord>[] = [
+      {},
+      { keyName: 'bob' },
+      { keyName: 'bob' },
+      { model: 'other-model' },
+      { provider: 'other-provider' },
+      { upstreamModel: undefined },
+      { keyGroup: 'other-group' },
+      { keyId: 'ff00ff00', keyName: undefined },
+      { servedBy: 'fallback' },
+      {},
+    ];
+    for (const extra of lines) {
+      const r = finished(NOV, extra);
+      expect(entryLine(r)).toBe(stringified(r));
+    }
+  });
+
   it.each([
     ['a count that is not one', { inputTokens: Number.NaN, outputTokens: -3, cachedTokens: 1.5, cacheWriteTokens: Number.POSITIVE_INFINITY }],
     ['a count past 2^53', { inputTokens: 2 ** 60, outputTokens: 1 }],

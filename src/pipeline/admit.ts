@@ -36,54 +36,68 @@ export const leavePlace: Cleanup = (ctx) => {
  */
 export function takePlace(deps: AdmitDeps, server: ServerConfig, record?: RequestRecord): Place {
   enter(deps.load, server, record);
-  let left = false;
-  let admission: Admission | undefined;
+  return new TakenPlace(deps, record);
+}
+
+/** A class rather than an object of closures: every model request takes one (docs/performance.md, "A small request's allocations"). */
+class TakenPlace implements Place {
+  private left = false;
+  private admission: Admission | undefined = undefined;
+
+  constructor(
+    private readonly deps: AdmitDeps,
+    private readonly record: RequestRecord | undefined,
+  ) {}
+
+  adopt(a: Admission): boolean {
+    if (this.left) {
+      this.end(a, 0);
+      return false;
+    }
+    this.admission = a;
+    return true;
+  }
+
+  admit(group: KeyGroupConfig): Promise<boolean> | undefined {
+    const decided = (decision: Decision): boolean => {
+      if (!decision.ok) throw limitRefusal(group, decision, this.record);
+      return this.adopt(decision.admission);
+    };
+    let pending: Decision | Promise<Decision>;
+    try {
+      pending = this.deps.limits.admit(group.name, group.limits, Date.now());
+    } catch (err) {
+      throw this.unavailable(err);
+    }
+    if (pending instanceof Promise) {
+      return pending.then(decided, (err: unknown) => {
+        throw this.unavailable(err);
+      });
+    }
+    decided(pending);
+    return undefined;
+  }
+
+  leave(tokens: number): void {
+    if (this.left) return;
+    this.left = true;
+    this.deps.load.active--;
+    if (this.admission) this.end(this.admission, tokens);
+  }
+
   // A store's end() runs inside the response's close listener: what it throws must not take the server down.
-  const end = (a: Admission, tokens: number) => {
+  private end(a: Admission, tokens: number): void {
     try {
       a.end(tokens);
     } catch (err) {
-      deps.logger.info(`the limit store failed to end an admission: ${messageOf(err)}`);
+      this.deps.logger.info(`the limit store failed to end an admission: ${messageOf(err)}`);
     }
-  };
+  }
+
   // A store that knows it is down has logged its outage once; a line per request would drown it.
-  const unavailable = (err: unknown) => limitsUnavailable(deps.logger, err);
-  const adopt = (a: Admission): boolean => {
-    if (left) {
-      end(a, 0);
-      return false;
-    }
-    admission = a;
-    return true;
-  };
-  return {
-    adopt,
-    admit(group) {
-      const decided = (decision: Decision): boolean => {
-        if (!decision.ok) throw limitRefusal(group, decision, record);
-        return adopt(decision.admission);
-      };
-      let pending: Decision | Promise<Decision>;
-      try {
-        pending = deps.limits.admit(group.name, group.limits, Date.now());
-      } catch (err) {
-        throw unavailable(err);
-      }
-      if (pending instanceof Promise) {
-        return pending.then(decided, (err: unknown) => {
-          throw unavailable(err);
-        });
-      }
-      decided(pending);
-      return undefined;
-    },
-    leave(tokens) {
-      if (left) return;
-      left = true;
-      deps.load.active--;
-      if (admission) end(admission, tokens);
-    },
-  };
+  private unavailable(err: unknown): GatewayError {
+    return limitsUnavailable(this.deps.logger, err);
+  }
 }
 
 /** Whether a request of `group` must ask the limit store at all. */

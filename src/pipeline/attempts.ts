@@ -68,11 +68,14 @@ const cancelDeadline: Cleanup = (ctx) => {
 function armDeadline(ctx: RequestContext, ms: number): void {
   if (ctx.deadline === undefined) ctx.cleanups.push(cancelDeadline);
   else ctx.deadline.cancel();
-  ctx.deadline = deadline(ms, () => {
-    ctx.controller?.abort(
-      new GatewayError('timeout', `Provider '${ctx.record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
-    );
-  });
+  ctx.deadline = deadline(ms, timedOut, ctx);
+}
+
+/** The total time ran out: the upstream call is aborted with the error the caller sees. */
+function timedOut(ctx: RequestContext, ms: number): void {
+  ctx.controller?.abort(
+    new GatewayError('timeout', `Provider '${ctx.record.provider ?? '?'}' did not finish within ${ms / 1000}s (its timeouts.totalMs).`),
+  );
 }
 
 type Outcome = 'done' | { readonly failure: unknown; readonly attempts: number };

@@ -48,6 +48,18 @@ describe('deadlines', () => {
     expect(fired[0]).toBeGreaterThanOrEqual(39);
   });
 
+  it('gives each its own argument and its duration, several due at once included', async () => {
+    const fired: [string, number][] = [];
+    const fire = (name: string, ms: number) => fired.push([name, ms]);
+    deadline(15, fire, 'first');
+    deadline(15, fire, 'second');
+    await firing(25);
+    expect(fired).toEqual([
+      ['first', 15],
+      ['second', 15],
+    ]);
+  });
+
   it('cancelling after firing does nothing', async () => {
     let n = 0;
     const set = () => {

@@ -72,14 +72,26 @@ export function createHandler(getState: () => GatewayState, deps: HandlerDeps) {
     }
     const ctx = new RequestContext(req, res, served);
     ctx.closed = closed;
-    res.on('close', () => requestClosed(ctx));
+    (res as ServedResponse)[CONTEXT] = ctx;
+    res.on('close', responseClosed);
     for (const o of deps.observers) o.requestStarted?.(ctx.record);
     try {
-      serve(ctx)?.catch((err: unknown) => sendError(ctx, err));
+      // A model call's promise never rejects: callModel renders its own errors.
+      void serve(ctx);
     } catch (err) {
       sendError(ctx, err);
     }
   };
+}
+
+/**
+ * The response carries its request's context, so that its close listener is one function made once rather
+ * than a closure per request (docs/performance.md, "A small request's allocations").
+ */
+const CONTEXT = Symbol('request context');
+type ServedResponse = ServerResponse & { [CONTEXT]: RequestContext };
+function responseClosed(this: ServerResponse): void {
+  requestClosed((this as ServedResponse)[CONTEXT]);
 }
 
 function mountFor(deps: HandlerDeps, url: string | undefined) {
@@ -110,7 +122,7 @@ function requestClosed(ctx: RequestContext): void {
   ctx.closed();
 }
 
-/** Answers at once, or returns the promise of a model request's answer; throws or rejects with what went wrong. */
+/** Answers at once (throwing what went wrong), or returns the promise of a model request's answer, which renders its own errors. */
 function serve(ctx: RequestContext): Promise<void> | undefined {
   const { req, res, record, state, deps } = ctx;
   // Before the endpoint and authentication: a refused page learns nothing, not even which paths exist.
@@ -163,41 +175,45 @@ function identify(ctx: RequestContext, style: KeyStyle): KeyGroupConfig {
   return group;
 }
 
-/** A model endpoint: authenticate, admit, read, then inspect, route and attempt. */
+/** A model endpoint: authenticate, admit, read, then inspect, route and attempt; what fails is rendered here (never rejects). */
 async function callModel(ctx: RequestContext, endpoint: CallEndpoint): Promise<void> {
-  const { req, res, record, deps } = ctx;
-  const { server } = ctx.state.config;
-  const protocol: ProtocolModule = protocols[endpoint.protocol];
-  protocolKnown(record, protocol.id);
-  operationKnown(record, endpoint.operation);
-  const group = identify(ctx, protocol.keyStyle);
-  protocol.checkHeaders?.(req.headers);
+  try {
+    const { req, res, record, deps } = ctx;
+    const { server } = ctx.state.config;
+    const protocol: ProtocolModule = protocols[endpoint.protocol];
+    protocolKnown(record, protocol.id);
+    operationKnown(record, endpoint.operation);
+    const group = identify(ctx, protocol.keyStyle);
+    protocol.checkHeaders?.(req.headers);
 
-  const place = takePlace(deps, server, record);
-  ctx.place = place;
-  ctx.cleanups.push(leavePlace);
-  // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
-  // With both kept in Redis, a request that also answers to budgets is admitted when it reserves (budget.ts).
-  if (endpoint.operation !== 'count_tokens' && hasLimits(group) && !admitsWithReservation(ctx, endpoint.operation)) {
-    // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
-    const admitting = place.admit(group);
-    // A client that left while the store decided gets no body read and no upstream call.
-    if (admitting && !(await admitting)) return;
-  }
-  const budget = byteBudget(deps.load, server);
-  ctx.budget = budget;
-  ctx.cleanups.push(giveBackBudget);
-  // Authenticated and admitted at a known endpoint: only now may a client waiting on `Expect: 100-continue` send its body.
-  if (expectsContinue(req) && !res.headersSent) res.writeContinue();
-  const raw = await readBody(req, server.maxBodyBytes, budget);
-  const request = afterBody(ctx, endpoint, raw);
-  // A promise is a count answered without the attempts (count-tokens.ts).
-  if (request instanceof Promise) await request;
-  else if (request) {
-    // Budgets are asked once the model (its price) and the body (its output cap) are known.
-    const reserving = reserveBudget(request);
-    if (reserving && !(await reserving)) return;
-    await runAttempts(request);
+    const place = takePlace(deps, server, record);
+    ctx.place = place;
+    ctx.cleanups.push(leavePlace);
+    // Model calls only are counted against the group's limits: counting tokens is cheap and often answered locally.
+    // With both kept in Redis, a request that also answers to budgets is admitted when it reserves (budget.ts).
+    if (endpoint.operation !== 'count_tokens' && hasLimits(group) && !admitsWithReservation(ctx, endpoint.operation)) {
+      // A promise only when the store answers later: awaiting a synchronous answer would cost every request a microtask turn.
+      const admitting = place.admit(group);
+      // A client that left while the store decided gets no body read and no upstream call.
+      if (admitting && !(await admitting)) return;
+    }
+    const budget = byteBudget(deps.load, server);
+    ctx.budget = budget;
+    ctx.cleanups.push(giveBackBudget);
+    // Authenticated and admitted at a known endpoint: only now may a client waiting on `Expect: 100-continue` send its body.
+    if (expectsContinue(req) && !res.headersSent) res.writeContinue();
+    const raw = await readBody(req, server.maxBodyBytes, budget);
+    const request = afterBody(ctx, endpoint, raw);
+    // A promise is a count answered without the attempts (count-tokens.ts).
+    if (request instanceof Promise) await request;
+    else if (request) {
+      // Budgets are asked once the model (its price) and the body (its output cap) are known.
+      const reserving = reserveBudget(request);
+      if (reserving && !(await reserving)) return;
+      await runAttempts(request);
+    }
+  } catch (err) {
+    sendError(ctx, err);
   }
 }
 

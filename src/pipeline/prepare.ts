@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { outputCapField, outputCapToAdd, withAsk } from '../auth/group-caps.js';
 import { compactingTranslator } from '../compact/translator.js';
+import type { ProtocolModule } from '../protocols/protocol.js';
 import { protocols } from '../protocols/registry.js';
 import { type Operation, PROTOCOLS, type Protocol } from '../protocols/types.js';
 import type { ProviderKind } from '../providers/kind.js';
@@ -76,24 +77,24 @@ function prepareBody(r: ModelRequest, route: Route): Prepared {
   if (!plan.translator) {
     const module = protocols[protocol];
     const stripped = module.stripSeals?.(r.raw, r.body.get);
-    const json = stripped?.body ?? r.body.get();
-    // A protocol that names the model in the path sends the body without one: the provider puts it in the URL.
-    const named = (body: Record<string, unknown>) => (module.modelInPath ? body : { ...body, model: target.upstreamModel });
     // Taking seals out is rare (a model switch): that request is sent re-serialised rather than as it came.
     const renamed = stripped
-      ? Buffer.from(JSON.stringify(named(stripped.body)))
+      ? Buffer.from(JSON.stringify(named(module, stripped.body, target.upstreamModel)))
       : module.modelInPath
         ? r.raw
-        : renameModel(r.raw, json, target.upstreamModel, r.modelAt);
+        : renameModel(r.raw, r.body.get(), target.upstreamModel, r.modelAt);
     const warnings = stripped ? [`${stripped.dropped} thinking block(s) sealed for another provider`] : undefined;
-    const passed = { protocol, operation: r.operation, model: target.upstreamModel, headers, json: undefined, translation: undefined, warnings };
-    if (cap === undefined) return { ...passed, body: renamed };
-    const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
-    // A field inside an object (Gemini's `generationConfig.maxOutputTokens`) cannot be spliced in at the root: re-serialised.
-    const capped = field.includes('.') || module.modelInPath
-      ? Buffer.from(JSON.stringify(named(withAsk(json, field, cap))))
-      : addNumberField(renamed, json, field, cap, target.upstreamModel);
-    return { ...passed, body: capped };
+    let body = renamed;
+    if (cap !== undefined) {
+      const json = stripped?.body ?? r.body.get();
+      const field = outputCapField(r.protocol, providerKind(target.provider.type).dialect);
+      // A field inside an object (Gemini's `generationConfig.maxOutputTokens`) cannot be spliced in at the root: re-serialised.
+      body = field.includes('.') || module.modelInPath
+        ? Buffer.from(JSON.stringify(named(module, withAsk(json, field, cap), target.upstreamModel)))
+        : addNumberField(renamed, json, field, cap, target.upstreamModel);
+    }
+    // One object, made once: every passthrough request prepares one (docs/performance.md, "A small request's allocations").
+    return { protocol, operation: r.operation, model: target.upstreamModel, headers, body, json: undefined, translation: undefined, warnings };
   }
   const callerBody = cap === undefined ? r.body.get() : withAsk(r.body.get(), outputCapField(r.protocol, 'translated'), cap);
   // A Responses answer the caller may refer to later is stored (src/responses-store).
@@ -113,6 +114,11 @@ function prepareBody(r: ModelRequest, route: Route): Prepared {
     translation: { translator, ctx, callerBody, stream: r.info.stream, keep },
     warnings: ctx.warnings,
   };
+}
+
+/** A protocol that names the model in the path sends the body without one: the provider puts it in the URL. */
+function named(module: ProtocolModule, body: Record<string, unknown>, model: string): Record<string, unknown> {
+  return module.modelInPath ? body : { ...body, model };
 }
 
 function translateContext(r: ModelRequest, route: Route, stored: boolean): TranslateContext {

@@ -20,26 +20,44 @@ function tooLarge(limit: number): GatewayError {
   });
 }
 
-export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
-  let held = 0;
-  const add = (bytes: number, extra?: Record<string, string>) => {
+/** A class rather than closures over `held`: every model request makes one (docs/performance.md, "A small request's allocations"). */
+class Budget implements ByteBudget {
+  private held = 0;
+
+  constructor(
+    private readonly load: ServerLoad,
+    private readonly server: ServerConfig,
+  ) {}
+
+  // The rest of the upload is not read, so the connection cannot be reused.
+  take(bytes: number): void {
+    this.add(bytes, CLOSE);
+  }
+
+  holdAnswer(bytes: number): void {
+    this.add(bytes, undefined);
+  }
+
+  giveBack(): void {
+    this.load.bufferedBytes -= this.held;
+    this.held = 0;
+  }
+
+  private add(bytes: number, extra: Record<string, string> | undefined): void {
+    const { load, server } = this;
     if (load.bufferedBytes + bytes > server.maxBufferedBytes) {
       throw overloaded(`The gateway is holding its maximum of ${server.maxBufferedBytes} bytes of request and answer bodies; retry shortly.`, {
-        ...(extra ? { headers: extra } : {}),
+        ...(extra ? { headers: { ...extra } } : {}),
       });
     }
     load.bufferedBytes += bytes;
-    held += bytes;
-  };
-  return {
-    // The rest of the upload is not read, so the connection cannot be reused.
-    take: (bytes) => add(bytes, { connection: 'close' }),
-    holdAnswer: (bytes) => add(bytes),
-    giveBack() {
-      load.bufferedBytes -= held;
-      held = 0;
-    },
-  };
+    this.held += bytes;
+  }
+}
+const CLOSE: Record<string, string> = { connection: 'close' };
+
+export function byteBudget(load: ServerLoad, server: ServerConfig): ByteBudget {
+  return new Budget(load, server);
 }
 
 /** The cleanup of a request that took a share of the buffered bytes: gives it back. */
@@ -60,57 +78,89 @@ export function readBody(req: IncomingMessage, limit: number, budget?: ByteBudge
   if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge(limit));
 
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.pause();
-        reject(tooLarge(limit));
-        return;
-      }
-      try {
-        budget?.take(chunk.length);
-      } catch (err) {
-        cleanup();
-        req.pause();
-        reject(err);
-        return;
-      }
-      chunks.push(chunk);
-      // The last byte the client declared is here: no need to wait for 'end', which comes a turn of
-      // the queue later, delaying the upstream call.
-      // Paused, the request ends only when resumed: its 'end', and Node's teardown of the stream after
-      // it (destroy, 'close'), would otherwise run before the upstream call is written, which undici
-      // puts off to the check phase on a reused connection, and delay the first byte.
-      // The handler resumes it once the response has closed.
-      if (size === declared) {
-        req.pause();
-        complete();
-      }
-    };
-    let done = false;
-    // At 'end' (or at the declared length) the request has no more data to emit; the listeners go with
-    // it, without three removals per request.
-    const complete = () => {
-      if (done) return;
-      done = true;
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onError = (err: Error) => {
-      cleanup();
-      reject(err);
-    };
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', complete);
-      req.off('error', onError);
-    };
+    const read = new BodyRead(declared, limit, budget);
+    read.resolve = resolve;
+    read.reject = reject;
+    (req as Reading)[READ] = read;
     req.on('data', onData);
-    req.on('end', complete);
+    req.on('end', onEnd);
     req.on('error', onError);
   });
+}
+
+/**
+ * A body being read. Its listeners are functions made once that find it on the request, rather than
+ * four closures per request (docs/performance.md, "A small request's allocations").
+ */
+class BodyRead {
+  readonly chunks: Buffer[] = [];
+  size = 0;
+  done = false;
+  resolve: (body: Buffer) => void = ignore;
+  reject: (err: unknown) => void = ignore;
+
+  constructor(
+    readonly declared: number,
+    readonly limit: number,
+    readonly budget: ByteBudget | undefined,
+  ) {}
+}
+const ignore = (): void => {};
+const READ = Symbol('body read');
+type Reading = IncomingMessage & { [READ]: BodyRead };
+
+function onData(this: Reading, chunk: Buffer): void {
+  const read = this[READ];
+  read.size += chunk.length;
+  if (read.size > read.limit) {
+    refuse(this, tooLarge(read.limit));
+    return;
+  }
+  try {
+    read.budget?.take(chunk.length);
+  } catch (err) {
+    refuse(this, err);
+    return;
+  }
+  read.chunks.push(chunk);
+  // The last byte the client declared is here: no need to wait for 'end', which comes a turn of
+  // the queue later, delaying the upstream call.
+  // Paused, the request ends only when resumed: its 'end', and Node's teardown of the stream after
+  // it (destroy, 'close'), would otherwise run before the upstream call is written, which undici
+  // puts off to the check phase on a reused connection, and delay the first byte.
+  // The handler resumes it once the response has closed.
+  if (read.size === read.declared) {
+    this.pause();
+    onEnd.call(this);
+  }
+}
+
+// At 'end' (or at the declared length) the request has no more data to emit; the listeners go with
+// it, without three removals per request.
+function onEnd(this: Reading): void {
+  const read = this[READ];
+  if (read.done) return;
+  read.done = true;
+  const { chunks } = read;
+  read.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, read.size));
+}
+
+function onError(this: Reading, err: Error): void {
+  stopReading(this);
+  this[READ].reject(err);
+}
+
+/** Past a limit: the rest of the upload is left unread. */
+function refuse(req: Reading, err: unknown): void {
+  stopReading(req);
+  req.pause();
+  req[READ].reject(err);
+}
+
+function stopReading(req: Reading): void {
+  req.off('data', onData);
+  req.off('end', onEnd);
+  req.off('error', onError);
 }
 
 /** A request body parsed, and where its `model` value sits when the depth check found that on the way. */

@@ -99,23 +99,28 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
     fixed.set(name.toLowerCase(), value);
   }
   const fixedList = [...fixed].flat();
-  // A URL that depends only on the protocol and operation is worked out once for each.
-  const urls = new Map<string, URL>();
-  const urlFor = (req: UpstreamRequest): URL => {
+  // A URL that depends only on the protocol and operation is worked out once for each, with the origin and path
+  // undici is given: the URL's getters make new strings on every call (docs/performance.md, "A small request's allocations").
+  const targets = new Map<string, Map<string, Target>>();
+  const targetFor = (req: UpstreamRequest): Target => {
     if (hooks.urlPerCall) {
       try {
-        return hooks.url(config, urlCall(req));
+        return targetOf(hooks.url(config, urlCall(req)));
       } catch (err) {
         throw invalidRequest(`The model name cannot be sent to provider '${config.id}': ${err instanceof Error ? err.message : String(err)}.`);
       }
     }
-    const key = `${req.protocol}:${req.operation}`;
-    let url = urls.get(key);
-    if (url === undefined) {
-      url = hooks.url(config, { protocol: req.protocol, operation: req.operation, model: undefined, stream: req.stream !== false });
-      urls.set(key, url);
+    let byOperation = targets.get(req.protocol);
+    if (byOperation === undefined) {
+      byOperation = new Map();
+      targets.set(req.protocol, byOperation);
     }
-    return url;
+    let target = byOperation.get(req.operation);
+    if (target === undefined) {
+      target = targetOf(hooks.url(config, { protocol: req.protocol, operation: req.operation, model: undefined, stream: req.stream !== false }));
+      byOperation.set(req.operation, target);
+    }
+    return target;
   };
   const mapTransport = hooks.transportError ?? transportError;
   const mapError = (err: unknown, signal: AbortState) => mapTransport(err, config, signal);
@@ -128,23 +133,22 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
       // The client's names arrive lower-cased (upstreamHeaders), as `fixed` holds its own.
       for (const name in req.headers) if (!fixed.has(name)) headers.push(name, req.headers[name]!);
       for (let i = 0; i < fixedList.length; i++) headers.push(fixedList[i]!);
-      let url: URL;
+      let target: Target;
       try {
-        url = urlFor(req);
+        target = targetFor(req);
       } catch (err) {
         return Promise.reject(err);
       }
-      const options = { origin: url.origin, path: url.pathname + url.search, method: 'POST' as const, headers, body: req.body };
+      const { url } = target;
+      const options = { origin: target.origin, path: target.path, method: 'POST' as const, headers, body: req.body };
       // No stream asked for: the answer is read whole (whole-answer.ts); else handed on as it arrives (streamed-answer.ts).
       const limit = req.maxResponseBytes ?? DEFAULT_SERVER_LIMITS.maxResponseBytes;
       const abort = callAbort(req);
       const hooked = hooks.sign || hooks.answer || hooks.streamBody ? urlCall(req) : undefined;
       const bodyFor = hooked && hooks.streamBody ? streamBodyFor(hooks.streamBody, hooked) : undefined;
-      const call = () =>
-        dispatchCall(dispatcher, options, abort, mapError, (signal, settle) =>
-          req.stream === false ? new WholeAnswerHandler(signal, settle, limit, req) : new StreamAnswerHandler(signal, settle, bodyFor),
-        );
-      if (!hooked) return call();
+      const answer: AnswerSpec = { req, limit, bodyFor };
+      if (!hooked) return dispatchCall(dispatcher, options, abort, mapError, answer);
+      const call = () => dispatchCall(dispatcher, options, abort, mapError, answer);
       return sendHooked(hooks, { method: 'POST', url, headers, body: req.body }, hooked, call, (err) => mapError(err, abort));
     },
     toError(status, headers, bodyText) {
@@ -156,6 +160,14 @@ export function createHttpProvider(config: ProviderConfig, hooks: HttpHooks, dep
     },
   };
 }
+
+/** A call's URL, and the origin and path undici is given for it. */
+interface Target {
+  readonly url: URL;
+  readonly origin: string;
+  readonly path: string;
+}
+const targetOf = (url: URL): Target => ({ url, origin: url.origin, path: url.pathname + url.search });
 
 /** What `url` is given for a request. */
 function urlCall(req: UpstreamRequest): UrlCall {
@@ -204,20 +216,36 @@ function signHeaders(headers: string[], signed: Record<string, string>): void {
   }
 }
 
-/** Dispatches the call to a new `Handler`; a failure before the answer's headers rejects, mapped by transportError. */
+/**
+ * How a call's answer is read: whole (no stream asked for: whole-answer.ts) or handed on as it arrives
+ * (streamed-answer.ts). Data rather than a function that makes the handler: an unhooked call, nearly
+ * every one, then makes no closure for it (docs/performance.md, "A small request's allocations").
+ */
+interface AnswerSpec {
+  readonly req: UpstreamRequest;
+  readonly limit: number;
+  readonly bodyFor: BodyFor | undefined;
+}
+
+/** Dispatches the call to a new handler; a failure before the answer's headers rejects, mapped by transportError. */
 function dispatchCall(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal: CallAbort,
   mapError: (err: unknown, signal: AbortState) => unknown,
-  handler: (signal: CallAbort, settle: (err: Error | undefined, answer: UpstreamResponse | undefined) => void) => Dispatcher.DispatchHandler,
+  answer: AnswerSpec,
 ): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) {
       reject(mapError(signal.reason, signal));
       return;
     }
-    dispatcher.dispatch(options, handler(signal, (err, answer) => (err ? reject(mapError(err, signal)) : resolve(answer!))));
+    const settle = (err: Error | undefined, got: UpstreamResponse | undefined) => (err ? reject(mapError(err, signal)) : resolve(got!));
+    const { req } = answer;
+    dispatcher.dispatch(
+      options,
+      req.stream === false ? new WholeAnswerHandler(signal, settle, answer.limit, req) : new StreamAnswerHandler(signal, settle, answer.bodyFor),
+    );
   });
 }
 

@@ -105,9 +105,21 @@ export function isLoopbackName(name: string): boolean {
   return quad.slice(1).every((octet) => Number(octet) <= 255);
 }
 
+/**
+ * The last Host value found to name this machine: a client names the same host on every request, and
+ * parsing it again cost each request a regular expression's match (docs/performance.md, "A small request's allocations").
+ */
+let loopbackHost: string | undefined;
+
 export function hostAccepted(host: string, allowedHosts: readonly string[]): boolean {
+  if (host === loopbackHost) return true;
   const name = hostName(host);
-  return name !== undefined && (isLoopbackName(name) || listed(name, allowedHosts));
+  if (name === undefined) return false;
+  if (isLoopbackName(name)) {
+    loopbackHost = host;
+    return true;
+  }
+  return listed(name, allowedHosts);
 }
 
 function listed(name: string, allowedHosts: readonly string[]): boolean {
