@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `node bench/alloc.mjs` (after `npm run build`): bytes allocated per small request, by function.
+ * `node bench/alloc.mjs` (after `npm run build`): bytes allocated per small request (or per streamed answer, with
+ * `--scenario`), by function.
  *
  * Starts the built gateway (or, with `--target reference`, the reference forwarder) with V8's sampling heap
  * profiler preloaded (bench/lib/heap-sampler.mjs), sends `--warmup` small Chat requests, then samples while it
@@ -9,7 +10,11 @@
  * garbage collector has already taken are counted, so this is what a request allocates, not what it keeps.
  * It is a count, not a time: other load on the machine does not move it (within the sampling's noise, about 1 %).
  *
- *   node bench/alloc.mjs [--target gateway|reference] [--requests 20000] [--warmup 30000] [--connections 50]
+ * `--scenario stream` drives scenario 3's 50-chunk Chat streams (st50), `messages` and `bedrock` scenario 5b's pair
+ * (the same Messages stream passed through from the anthropic provider, and decoded from the bedrock one's
+ * event-stream); each figure is then per streamed answer, read to its end. The reference serves small and stream.
+ *
+ *   node bench/alloc.mjs [--scenario small|stream|messages|bedrock] [--target gateway|reference] [--requests 20000] [--warmup 30000] [--connections 50]
  *                        [--interval 256] [--top 20] [--promoted] [--serve-args "--no-inspector"] [--ledger on|off] [--json FILE] [--raw FILE] [--bin other/bin/model-gateway.js]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,14 +23,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { flag, ledgerOption, option, serveArgs as serveArgsOf } from './lib/args.mjs';
-import { smallChat } from './lib/bodies.mjs';
+import { smallChat, smallMessages } from './lib/bodies.mjs';
 import { area, original } from './lib/cpu-profile.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
 
 const which = option('target', 'gateway');
-const requests = Number(option('requests', '20000'));
-const warmup = Number(option('warmup', '30000'));
+const streamed = option('scenario', 'small') !== 'small';
+/** A stream lasts its 50 chunks' gaps (about 0.1 s): fewer of them make as steady a figure. */
+const requests = Number(option('requests', streamed ? '4000' : '20000'));
+const warmup = Number(option('warmup', streamed ? '4000' : '30000'));
 const connections = Number(option('connections', '50'));
 const top = Number(option('top', '20'));
 const jsonOut = option('json', undefined);
@@ -45,17 +52,23 @@ const profileFile = join(dir, 'heap.json');
 const gatewayArgs = option('serve-args', undefined) === undefined ? GATEWAY_VARIANTS.gateway : serveArgsOf();
 const log = (s) => process.stderr.write(`${s}\n`);
 
-const body = Buffer.from(JSON.stringify(smallChat('bench-chat', false)));
-const headers = {
-  authorization: `Bearer ${GATEWAY_KEY}`,
-  'user-agent': 'OpenAI/JS 6.49.0',
-  'content-type': 'application/json',
-  'content-length': String(body.length),
+/** Each scenario's endpoint, body and the headers its SDK sends (the bench's own: bench/run.mjs, bench/lib/bedrock-streams.mjs). */
+const SCENARIOS = {
+  small: { path: '/v1/chat/completions', body: smallChat('bench-chat', false), headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' } },
+  stream: { path: '/v1/chat/completions', body: smallChat('bench-chat', true), headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' } },
+  messages: { path: '/v1/messages', body: smallMessages('claude-bench', true), headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' } },
+  bedrock: { path: '/v1/messages', body: smallMessages('bench-bedrock', true), headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' } },
 };
+const scenarioName = option('scenario', 'small');
+const scenario = SCENARIOS[scenarioName];
+if (!scenario) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
+const unit = scenarioName === 'small' ? 'small request' : `streamed answer (${scenarioName})`;
+const body = Buffer.from(JSON.stringify(scenario.body));
+const headers = { ...scenario.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
 
 /** `n` requests, `connections` at a time on kept-alive connections; throws on any answer but 200. */
 async function drive(origin, n) {
-  const url = new URL('/v1/chat/completions', origin);
+  const url = new URL(scenario.path, origin);
   const agent = new Agent({ keepAlive: true, maxSockets: connections });
   let sent = 0;
   const one = () =>
@@ -153,7 +166,7 @@ async function main() {
     const profile = JSON.parse(raw);
     const t = tally(profile.head);
     const text = [
-      `== ${which}: ${(t.total / requests).toFixed(0)} B ${promoted ? 'promoted or still alive' : 'allocated'} per small request (${requests} requests, sampling every ${process.env.BENCH_HEAP_SAMPLING_INTERVAL} B)`,
+      `== ${which}: ${(t.total / requests).toFixed(0)} B ${promoted ? 'promoted or still alive' : 'allocated'} per ${unit} (${requests} requests, sampling every ${process.env.BENCH_HEAP_SAMPLING_INTERVAL} B)`,
       'by area:',
       rows(t.areas, top, requests),
       `by function, self (top ${top}):`,
@@ -163,7 +176,7 @@ async function main() {
     process.stdout.write(`${text}\n`);
     if (jsonOut) {
       const obj = (m) => Object.fromEntries([...m].sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round(v / requests)]));
-      writeFileSync(jsonOut, `${JSON.stringify({ target: which, requests, bytesPerRequest: t.total / requests, areas: obj(t.areas), self: obj(t.self), inclusive: obj(t.inclusive) }, null, 2)}\n`);
+      writeFileSync(jsonOut, `${JSON.stringify({ target: which, scenario: scenarioName, requests, bytesPerRequest: t.total / requests, areas: obj(t.areas), self: obj(t.self), inclusive: obj(t.inclusive) }, null, 2)}\n`);
     }
   } finally {
     await stopProcess(target.child, 10_000);

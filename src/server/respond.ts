@@ -27,21 +27,22 @@ export function sendJson(
  * Writes a relayed chunk and sends it at once; returns whether the client keeps up (false: pause the
  * source until `whenDrained`). A plain `res.write` corks the socket until the next tick, to join the
  * writes of one turn into one packet. The relays write once per upstream chunk and then do their
- * bookkeeping (usage, capture), which would hold each chunk back until it is done. Here the cork `write`
- * adds is undone at once, so the chunk and its chunked-encoding frame leave in one socket write before
- * the bookkeeping.
+ * bookkeeping (usage, capture), which would hold each chunk back until it is done. Here the socket is
+ * corked around the write and uncorked at once, so the chunk and its chunked-encoding frame leave in one
+ * socket write before the bookkeeping.
  *
- * Not `res.cork()` and `res.uncork()` around the write: on Node 22 and later a chunked write under the
- * response's cork waits in the response, leaves as four socket writes at `uncork`, and is answered true
- * however much the socket holds, with no 'drain' after (nodejs/node#60432), so a client that reads
+ * The socket's cork, not the response's (`res.cork()` and `res.uncork()`): on Node 22 and later a chunked
+ * write under the response's cork waits in the response, leaves as four socket writes at `uncork`, and is
+ * answered true however much the socket holds, with no 'drain' after (nodejs/node#60432), so a client that reads
  * nothing would make the gateway read a whole upstream stream into memory. The answer here comes
  * from what the response holds, whatever `write` says.
  */
 export function writeNow(res: ServerResponse, chunk: Buffer | string): boolean {
   const socket = res.socket;
-  const corked = socket ? socket.writableCorked : 0;
+  // Corked here rather than by `write`, which would also queue a tick to uncork it, once per chunk, for nothing.
+  socket?.cork();
   res.write(chunk);
-  if (socket && socket.writableCorked > corked) socket.uncork();
+  socket?.uncork();
   return res.writableLength < res.writableHighWaterMark;
 }
 

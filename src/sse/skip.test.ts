@@ -23,6 +23,7 @@ const EVENTS: Record<Protocol, string[]> = {
     ev(undefined, { error: { message: 'overloaded' } }),
     ev(undefined, '[DONE]'),
     ': keep-alive\n\n',
+    ev(undefined, { choices: [{ index: 0, delta: { content: 'an error, mid-text' }, finish_reason: null }] }),
   ],
   messages: [
     ev('message_start', { type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1, cache_read_input_tokens: 2 } } }),
@@ -104,10 +105,17 @@ describe('skipping undecoded SSE chunks', () => {
   }
 
   it('decodes only the events a watcher acts on when chunks hold whole events', () => {
-    const chunks = [0, 1, 1, 2, 3, 5].map((i) => Buffer.from(EVENTS.chat[i]!));
+    const chunks = [0, 7, 7, 2, 3, 5].map((i) => Buffer.from(EVENTS.chat[i]!));
     const { result, decoded } = follow('chat', chunks, true);
     expect(decoded).toBe(3);
     expect(result).toMatchObject({ usage: { inputTokens: 7, outputTokens: 3, cachedTokens: 2 }, finished: true });
+  });
+
+  it('decodes a delta whose text ends with a marker\'s word, as the marker is held without its quote', () => {
+    // `"content":"the word error"` holds `error"`: decoded, and the watcher ignores it.
+    const { result, decoded } = follow('chat', [Buffer.from(EVENTS.chat[1]!)], true);
+    expect(decoded).toBe(1);
+    expect(result.finished).toBe(false);
   });
 
   it('still numbers the Responses events it skipped', () => {

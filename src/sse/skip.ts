@@ -23,6 +23,13 @@ export interface SkipRule {
   readonly skipped?: (events: number) => void;
 }
 
+/**
+ * A watcher's markers as the skip rule holds them: without a leading quote, which JSON is full of and
+ * at each of which the native search stops to compare (twice the cost of a marker that starts with a
+ * letter). A marker without its quote still occurs in every event that holds the marker with it.
+ */
+export const skipMarkers = (markers: readonly string[]): Buffer[] => markers.map((m) => Buffer.from(m.charCodeAt(0) === 0x22 ? m.slice(1) : m));
+
 /** `decoder`, made to skip the chunks `rule` says nobody needs decoded; the decoder itself without a rule. */
 export function skippingDecoder(decoder: SseDecoder, rule: SkipRule | undefined): SseDecoder {
   if (!rule) return decoder;

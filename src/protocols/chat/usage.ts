@@ -9,6 +9,7 @@ import { num, parseJson } from '../json.js';
 import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
+import { skipMarkers } from '../../sse/skip.js';
 import type { Usage } from '../types.js';
 import { firstCount, logUsage, type UsageCounts } from '../usage.js';
 
@@ -52,7 +53,7 @@ export function chatUsageObject(json: unknown): unknown {
 export const chatUsage = (json: unknown): Usage => logUsage(chatUsageCounts(chatUsageObject(json)));
 
 /** What `onEvent` looks for; a chunk of whole events holding none of these is skipped undecoded. */
-const CHAT_SKIP = { markers: [...STREAM_ENDS.chat.proper, '"usage":{', '"finish_reason":"', '"error"'].map((m) => Buffer.from(m)) };
+const CHAT_SKIP = { markers: skipMarkers([...STREAM_ENDS.chat.proper, '"usage":{', '"finish_reason":"', '"error"']) };
 const [DONE] = STREAM_ENDS.chat.proper;
 
 export function createChatWatch(): StreamWatch {

@@ -10,6 +10,7 @@
  * @see docs/protocols.md, "Gemini usage"
  */
 import type { SseEvent } from '../../sse/parse.js';
+import { skipMarkers } from '../../sse/skip.js';
 import { geminiStreamErrorFrame } from '../errors.js';
 import { isObject, num, parseJson } from '../json.js';
 import { dropUndefined } from '../shallow.js';
@@ -44,7 +45,7 @@ export const geminiUsage = (json: unknown): Usage => logUsage(geminiUsageCounts(
 
 /** What `onEvent` looks for; a chunk of whole events holding none of these is skipped undecoded. */
 const MARKERS = ['"usageMetadata"', '"usage_metadata"', '"finishReason"', '"finish_reason"', '"blockReason"', '"block_reason"', '"error"'];
-const GEMINI_SKIP = { markers: MARKERS.map((m) => Buffer.from(m)) };
+const GEMINI_SKIP = { markers: skipMarkers(MARKERS) };
 const ENDS = new Set<string>([...STREAM_ENDS.gemini.proper, ...STREAM_ENDS.gemini.error]);
 
 export function createGeminiWatch(): StreamWatch {

@@ -183,7 +183,9 @@ describe('bedrock stream answers', () => {
     const prelude = Buffer.alloc(12);
     prelude.writeUInt32BE(MAX_FRAME_BYTES + 1, 0);
     await expect(bedrockAnswer(eventStream([prelude], 12), STREAM)).rejects.toBeInstanceOf(FrameTooLarge);
-    expect(() => new FrameReader().push(prelude)).toThrow(FrameTooLarge);
+    const reader = new FrameReader();
+    reader.add(prelude);
+    expect(() => reader.next()).toThrow(FrameTooLarge);
   });
 
   it.each([

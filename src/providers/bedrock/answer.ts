@@ -291,7 +291,8 @@ class EventStreamToSse implements StreamFraming {
     // Most upstream chunks hold one message: its event goes on as it is, several are joined.
     let out: Buffer | Buffer[] | undefined;
     try {
-      for (const bytes of this.reader.push(chunk)) {
+      this.reader.add(chunk);
+      for (let bytes = this.reader.next(); bytes !== undefined; bytes = this.reader.next()) {
         const decoded = frameOf(this.checker!, bytes);
         let event: Buffer;
         if (decoded instanceof Buffer) {

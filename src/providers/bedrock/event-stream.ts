@@ -26,24 +26,28 @@ export class FrameTooLarge extends UnreadableAnswer {
   }
 }
 
-/** Cuts a byte stream into whole event-stream messages. */
+/**
+ * Cuts a byte stream into whole event-stream messages: `add` each chunk, then take its messages with
+ * `next` (pulled one by one rather than returned in an array, which would be one more object per chunk).
+ */
 export class FrameReader {
   private pending: Buffer[] = [];
   private pendingBytes = 0;
 
-  /** Adds the next chunk; returns the messages it completed, in order. */
-  push(chunk: Buffer): Buffer[] {
+  /** Adds the next chunk of the stream. */
+  add(chunk: Buffer): void {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
-    const frames: Buffer[] = [];
-    for (;;) {
-      if (this.pendingBytes < 4) return frames;
-      const length = this.peekLength();
-      if (length < MIN_FRAME_BYTES) throw new UnreadableAnswer(`an event-stream message claims ${length} bytes, fewer than its own framing`);
-      if (length > MAX_FRAME_BYTES) throw new FrameTooLarge(length);
-      if (this.pendingBytes < length) return frames;
-      frames.push(this.take(length));
-    }
+  }
+
+  /** The next whole message, in order; undefined until more bytes are added. */
+  next(): Buffer | undefined {
+    if (this.pendingBytes < 4) return undefined;
+    const length = this.peekLength();
+    if (length < MIN_FRAME_BYTES) throw new UnreadableAnswer(`an event-stream message claims ${length} bytes, fewer than its own framing`);
+    if (length > MAX_FRAME_BYTES) throw new FrameTooLarge(length);
+    if (this.pendingBytes < length) return undefined;
+    return this.take(length);
   }
 
   /** Bytes of an unfinished message left when the stream ended. */
