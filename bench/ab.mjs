@@ -16,6 +16,7 @@
  *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
  *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
  *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
+ *   --ledger-off: this build again with `server.ledger: false` in the same reps, and the two paired
  *
  * `ttfb` times serial streams instead (scenario 3's serial half, `--serial` of them after the concurrent
  * streams as warm-up), with each proxy's own share of the time to first byte from bench/lib/ttfb-probe.mjs,
@@ -297,6 +298,11 @@ try {
   for (const d of also) {
     targets[d] = (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs });
   }
+  // `--ledger-off`: this build again with `server.ledger: false`, so that the usage ledger's cost is paired per rep.
+  if (flag('ledger-off')) {
+    targets['ledger-off'] = (extraNodeArgs) =>
+      startGateway(place, dir, upstream.origin, { tag: 'ledger-off', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock, ledger: false });
+  }
   const allNames = Object.keys(targets);
   const results = {};
   for (const s of only) {
@@ -371,11 +377,20 @@ try {
       log(`  ${(label[n] ?? n).padEnd(28)} CPU ${fmt(cpu).padEnd(18)} µs/${per}   ${fmt(rps).padEnd(20)} ${per}/s   peak ${fmt(peak)} MB`);
     }
     for (const n of allNames.filter((x) => x !== 'reference' && x !== 'base')) {
-      const paired = spread(rows[n].map((m, i) => m.cpuUs / rows.base[i].cpuUs));
       const vsRef = spread(rows[n].map((m, i) => m.cpuUs / rows.reference[i].cpuUs));
-      out[`${n}/base`] = paired;
       out[`${n}/reference`] = vsRef;
+      if (!rows.base) {
+        log(`  ${label[n] ?? n}: CPU / reference ${fmt(vsRef, 2)} (paired per rep)`);
+        continue;
+      }
+      const paired = spread(rows[n].map((m, i) => m.cpuUs / rows.base[i].cpuUs));
+      out[`${n}/base`] = paired;
       log(`  ${label[n] ?? n}: CPU / base ${fmt(paired, 3)}, / reference ${fmt(vsRef, 2)} (paired per rep)`);
+    }
+    if (rows['ledger-off']) {
+      const ledger = spread(rows.this.map((m, i) => m.cpuUs / rows['ledger-off'][i].cpuUs));
+      out['this/ledger-off'] = ledger;
+      log(`  this build: CPU with the usage ledger / without ${fmt(ledger, 3)} (paired per rep; npm run bench's target: at most 1.03x)`);
     }
   }
   mkdirSync(join(REPO, 'bench', 'results'), { recursive: true });
