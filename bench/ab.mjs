@@ -72,12 +72,12 @@ function run(cmd, args, cwd) {
   return r.stdout.trim();
 }
 
-/** The base build: a worktree of `rev`, built, or a directory given as is; none for `bedrock` alone without one. */
+/** The base build: a worktree of `rev`, built, or a directory given as is; none for `bedrock` alone or `--ledger-off` without one. */
 function baseBuild() {
   const given = option('base-dir', undefined);
   if (given) return { dir: given, label: given, cleanup: () => {} };
   const rev = option('base', undefined);
-  if (!rev && only.every((s) => s === 'bedrock' || s === 'redis')) return undefined;
+  if (!rev && (flag('ledger-off') || only.every((s) => s === 'bedrock' || s === 'redis'))) return undefined;
   if (!rev) throw new Error('Give --base <git revision> or --base-dir <built checkout>.');
   const sha = run('git', ['rev-parse', '--short', rev], REPO);
   const tree = join(dir, `base-${sha}`);
