@@ -17,7 +17,7 @@ const COLON = 0x3a;
 const NOTHING: SseEvent[] = [];
 
 export interface SkipRule {
-  /** Byte strings of which every event the watcher acts on (beyond counting it) holds at least one. */
+  /** Byte strings of which every event the watcher acts on (beyond counting it) holds at least one; made by `skipMarkers`. */
   readonly markers: readonly Buffer[];
   /** Told how many events a skipped chunk held, for a watcher that numbers events. */
   readonly skipped?: (events: number) => void;

@@ -9,6 +9,7 @@ import { num, parseJson } from '../json.js';
 import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
+import { skipMarkers } from '../../sse/skip.js';
 import type { Usage } from '../types.js';
 import { logUsage, type UsageCounts } from '../usage.js';
 
@@ -70,7 +71,7 @@ export const messagesUsage = (message: unknown): Usage => anthropicUsage(isObjec
 
 /** The event names `onEvent` acts on; a chunk of whole events holding none of these is skipped undecoded. */
 const MESSAGE_EVENTS = ['message_start', 'message_delta', ...STREAM_ENDS.messages.proper, ...STREAM_ENDS.messages.error];
-const MESSAGES_SKIP = { markers: MESSAGE_EVENTS.map((m) => Buffer.from(m)) };
+const MESSAGES_SKIP = { markers: skipMarkers(MESSAGE_EVENTS) };
 const TERMINAL = new Set<string>([...STREAM_ENDS.messages.proper, ...STREAM_ENDS.messages.error]);
 
 export function createMessagesWatch(): StreamWatch {

@@ -8,6 +8,7 @@ import { num, parseJson } from '../json.js';
 import { STREAM_ENDS } from '../stream-ends.js';
 import type { StreamWatch } from '../stream-watch.js';
 import type { SseEvent } from '../../sse/parse.js';
+import { skipMarkers } from '../../sse/skip.js';
 import type { GatewayError } from '../../errors.js';
 import type { Usage } from '../types.js';
 import { logUsage, type UsageCounts } from '../usage.js';
@@ -33,7 +34,7 @@ export const responsesUsage = (response: unknown): Usage => logUsage(responsesUs
 const TERMINAL = new Set<string>([...STREAM_ENDS.responses.proper, ...STREAM_ENDS.responses.error]);
 const TYPE_IN_DATA = /"type"\s*:\s*"([^"]+)"/;
 /** The types `onEvent` acts on beyond counting; a chunk of whole events holding none of these is skipped undecoded. */
-const MARKERS = ['response.created', ...TERMINAL].map((m) => Buffer.from(m));
+const MARKERS = skipMarkers(['response.created', ...TERMINAL]);
 
 export function createResponsesWatch(): StreamWatch {
   let events = 0;
