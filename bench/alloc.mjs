@@ -18,13 +18,13 @@
  *                        [--interval 256] [--top 20] [--promoted] [--serve-args "--no-inspector"] [--ledger on|off] [--json FILE] [--raw FILE] [--bin other/bin/model-gateway.js]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { flag, ledgerOption, option, serveArgs as serveArgsOf } from './lib/args.mjs';
-import { smallChat, smallMessages } from './lib/bodies.mjs';
+import { callerHeaders, smallChat, smallMessages, writeBodyFile } from './lib/bodies.mjs';
 import { area, original } from './lib/cpu-profile.mjs';
+import { loadPhase } from './lib/phases.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startReference, startUpstream } from './lib/targets.mjs';
 
@@ -47,50 +47,24 @@ const rawOut = option('raw', undefined);
 const bin = option('bin', undefined);
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-alloc-'));
 const place = placement();
+const ctx = { place, dir, children: new Set() };
 const profileFile = join(dir, 'heap.json');
 /** The gateway as scenario 1 runs it (`--no-log-bodies`) unless `--serve-args` says otherwise. */
 const gatewayArgs = option('serve-args', undefined) === undefined ? GATEWAY_VARIANTS.gateway : serveArgsOf();
 const log = (s) => process.stderr.write(`${s}\n`);
 
-/** Each scenario's endpoint, body and the headers its SDK sends (the bench's own: bench/run.mjs, bench/lib/bedrock-streams.mjs). */
+/** Each scenario's endpoint, body and the headers its SDK sends, as bench/load.mjs takes them (the bench's own: bench/run.mjs, bench/lib/bedrock-streams.mjs). */
+const callers = callerHeaders(GATEWAY_KEY);
 const SCENARIOS = {
-  small: { path: '/v1/chat/completions', body: smallChat('bench-chat', false), headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' } },
-  stream: { path: '/v1/chat/completions', body: smallChat('bench-chat', true), headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'user-agent': 'OpenAI/JS 6.49.0' } },
-  messages: { path: '/v1/messages', body: smallMessages('claude-bench', true), headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' } },
-  bedrock: { path: '/v1/messages', body: smallMessages('bench-bedrock', true), headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'user-agent': 'Anthropic/JS 0.137.0' } },
+  small: { path: '/v1/chat/completions', headers: callers.bearer, body: smallChat('bench-chat', false) },
+  stream: { path: '/v1/chat/completions', headers: callers.bearer, body: smallChat('bench-chat', true), stream: true, kind: 'chat' },
+  messages: { path: '/v1/messages', headers: callers.anthropic, body: smallMessages('claude-bench', true), stream: true, kind: 'messages' },
+  bedrock: { path: '/v1/messages', headers: callers.anthropic, body: smallMessages('bench-bedrock', true), stream: true, kind: 'messages' },
 };
 const scenarioName = option('scenario', 'small');
 const scenario = SCENARIOS[scenarioName];
 if (!scenario) throw new Error(`--scenario: one of ${Object.keys(SCENARIOS).join(', ')}`);
 const unit = scenarioName === 'small' ? 'small request' : `streamed answer (${scenarioName})`;
-const body = Buffer.from(JSON.stringify(scenario.body));
-const headers = { ...scenario.headers, 'content-type': 'application/json', 'content-length': String(body.length) };
-
-/** `n` requests, `connections` at a time on kept-alive connections; throws on any answer but 200. */
-async function drive(origin, n) {
-  const url = new URL(scenario.path, origin);
-  const agent = new Agent({ keepAlive: true, maxSockets: connections });
-  let sent = 0;
-  const one = () =>
-    new Promise((resolve, reject) => {
-      const req = request(url, { method: 'POST', headers, agent }, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-        res.on('data', () => {});
-        res.on('end', resolve);
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-  const worker = async () => {
-    while (sent < n) {
-      sent++;
-      await one();
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  agent.destroy();
-}
 
 async function waitForFile(file, child) {
   for (let i = 0; i < 3600; i++) {
@@ -155,12 +129,15 @@ async function main() {
       : await startGateway(place, dir, upstream.origin, { tag: 'alloc', extraNodeArgs, extraArgs: gatewayArgs, ledger: ledgerOption(), ...(bin ? { bin } : {}) });
   try {
     log(`${which}: ${warmup} requests of warm-up, then ${requests} sampled, ${connections} at a time`);
-    await drive(target.origin, warmup);
-    target.child.kill('SIGUSR2');
-    await waitForFile(`${profileFile}.started`, target.child);
-    await drive(target.origin, requests);
-    target.child.kill('SIGUSR2');
-    await waitForFile(profileFile, target.child);
+    const { body, ...load } = scenario;
+    const spec = { mode: 'requests', ...load, bodyFile: writeBodyFile(dir, 'body.json', body), concurrency: connections, warmupCount: warmup, count: requests, timeoutMs: 120_000, hardLimitMs: 1_200_000 };
+    // The sampler starts after the warm-up and stops with the last measured request (bench/lib/heap-sampler.mjs).
+    const signalled = (file) => async () => {
+      target.child.kill('SIGUSR2');
+      await waitForFile(file, target.child);
+    };
+    const result = await loadPhase(ctx, { name: which, ...target }, spec, { start: signalled(`${profileFile}.started`), end: signalled(profileFile) });
+    if (result.failed > 0) throw new Error(`${result.failed} of ${requests} requests failed: ${JSON.stringify(result.errors).slice(0, 500)}`);
     const raw = readFileSync(profileFile, 'utf8');
     if (rawOut) writeFileSync(rawOut, raw);
     const profile = JSON.parse(raw);
