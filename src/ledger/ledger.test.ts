@@ -162,6 +162,20 @@ describe('the usage ledger', () => {
     expect(sessions).toEqual(expected);
   });
 
+  it('keeps a batch larger than its first buffer whole, text of several bytes per character included, across a month turn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
+    const ledger = createLedger(dir, () => {});
+    // One turn: every line waits in the same batch, far more bytes than the first buffer holds.
+    const ids = Array.from({ length: 400 }, (_, i) => `${i}-séance-日本語-${'€'.repeat(i % 40)}-😀`);
+    ids.forEach((id, i) => ledger.observer.requestEnded(finished(i === 200 ? DEC : NOV, { sessionId: id })));
+    await ledger.close();
+    const sessions = (await all(dir)).entries.map((e) => e.session);
+    expect(sessions).toEqual([...ids.slice(0, 200), ...ids.slice(201), ids[200]]);
+    const november = readFileSync(join(dir, '2026-11.jsonl'));
+    expect(november.length).toBeGreaterThan(64 * 1024);
+    expect(november.toString('utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line).session)).toEqual([...ids.slice(0, 200), ...ids.slice(201)]);
+  });
+
   it('reads a hostile file: bad lines and lines past the cap are skipped and counted, the rest kept', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
     const ledger = createLedger(dir, () => {});

@@ -3,13 +3,15 @@
  * `<dir>/YYYY-MM.jsonl` (the month, in UTC, the request started). Off the request path: the line is
  * made when the response has closed and queued; the queue goes to the file in one write at the end
  * of that turn of the event loop, or, under load, once BATCH_GAP_MS have passed since the last
- * write started, so that a few milliseconds' requests share a write. Nothing waits for a batch to
- * fill, so a process killed outright loses only the lines of the write under way and of those few
+ * write started, so that those milliseconds' requests share a write. Nothing waits for a batch to
+ * fill, so a process killed outright loses only the lines of the write under way and of those
  * milliseconds; a clean stop (`close`) writes everything first.
  *
- * Cheap, since every model request pays it: a line is one string (entry.ts), the queue one string
- * per month file, and a write one call into the thread pool with a callback (no promise), of bytes
- * that the garbage collector does not copy while they wait.
+ * Cheap, since every model request pays it: a line is one string (entry.ts), copied at once into
+ * its month's buffer of bytes, which the garbage collector does not copy while they wait, and a
+ * write is one call into the thread pool with a callback (no promise). Each write wakes a pool
+ * thread and then the event loop, which on a virtual machine costs more than the write itself:
+ * hence writes a batch gap apart rather than one per turn (docs/performance.md, "The usage ledger").
  */
 import { type NoParamCallback, close as closeFd, closeSync, fstatSync, mkdirSync, openSync, readSync, write, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,18 +31,26 @@ export interface UsageLedger {
 export const monthFile = (epochMs: number): string => `${new Date(epochMs).toISOString().slice(0, 7)}.jsonl`;
 
 /**
- * Least time between the starts of two batches: under load, the lines of a few milliseconds' requests
+ * Least time between the starts of two batches: under load, the lines of these milliseconds' requests
  * go in one write rather than one write each; a request ending alone is written at the end of its turn.
+ * As long as the log file's batches (log/logger.ts).
  */
-const BATCH_GAP_MS = 5;
+const BATCH_GAP_MS = 50;
+
+/**
+ * The least size of a month's buffer of queued lines. It doubles as needed, and the next batch's start a
+ * quarter larger than the last batch's largest, so that a steady load fills them without copying.
+ */
+const FIRST_BUFFER_BYTES = 16 * 1024;
 
 /** Most bytes queued; past it (a disk that stopped taking writes) new lines are dropped and counted. */
 const QUEUE_LIMIT = 16 * 1024 * 1024;
 
-/** Lines waiting for one month file. */
+/** Lines waiting for one month file, as UTF-8 in `bytes[0, length)`. */
 interface Queued {
   readonly file: string;
-  text: string;
+  bytes: Buffer;
+  length: number;
 }
 
 /**
@@ -52,6 +62,7 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
   // In order; more than one only around the turn of a month.
   let queue: Queued[] = [];
   let queuedBytes = 0;
+  let bufferBytes = FIRST_BUFFER_BYTES;
   let dropped = 0;
   let failing = false;
   let closed = false;
@@ -119,6 +130,8 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
     const batch = queue;
     queue = [];
     queuedBytes = 0;
+    bufferBytes = FIRST_BUFFER_BYTES;
+    for (const queued of batch) bufferBytes = Math.max(bufferBytes, Math.ceil(queued.length * 1.25));
     let i = 0;
     const next = (): void => {
       const queued = batch[i++];
@@ -140,7 +153,7 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
         next();
         return;
       }
-      writeAll(fd, Buffer.from(queued.text), (err) => {
+      writeAll(fd, queued.bytes.subarray(0, queued.length), (err) => {
         if (err) failed(err);
         else wrote();
         next();
@@ -164,15 +177,25 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
     requestEnded(record) {
       if (closed || !isLedgered(record)) return;
       const text = entryLine(record);
-      if (queuedBytes + text.length > QUEUE_LIMIT) {
+      // At most 3 bytes of UTF-8 per UTF-16 unit: room for that is room for the line.
+      const room = text.length * 3;
+      if (queuedBytes + room > QUEUE_LIMIT) {
         if (dropped++ === 0) warn('the usage ledger is not keeping up; lines are dropped');
         return;
       }
       const file = fileOf(record.startedAt);
-      const last = queue[queue.length - 1];
-      if (last !== undefined && last.file === file) last.text += text;
-      else queue.push({ file, text });
-      queuedBytes += text.length;
+      let last = queue[queue.length - 1];
+      if (last === undefined || last.file !== file) {
+        last = { file, bytes: Buffer.allocUnsafe(Math.max(bufferBytes, room)), length: 0 };
+        queue.push(last);
+      } else if (last.length + room > last.bytes.length) {
+        const bigger = Buffer.allocUnsafe(Math.max(2 * last.bytes.length, last.length + room));
+        last.bytes.copy(bigger, 0, 0, last.length);
+        last.bytes = bigger;
+      }
+      const written = last.bytes.write(text, last.length);
+      last.length += written;
+      queuedBytes += written;
       if (!busy) schedule();
     },
   };
