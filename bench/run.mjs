@@ -34,6 +34,7 @@ import { loadPhase, sampleRss, throughputPhase } from './lib/phases.mjs';
 import { coreBusy, coreTimes, memoryMb, movePid, placement, resetPeakRss, stopProcess } from './lib/proc.mjs';
 import { inspectorProbe, startWatcher } from './lib/inspector.mjs';
 import { report } from './lib/report.mjs';
+import { loadedTogether } from './lib/together.mjs';
 import { spread } from './lib/stats.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, directPath, startGateway, startReference, startRelay, startUpstream } from './lib/targets.mjs';
 import { flag, option } from './lib/args.mjs';
@@ -49,8 +50,8 @@ const QUICK = flag('quick');
  * requests.
  */
 const D = QUICK
-  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, altN: 10, stWarmMs: 300, stMs: 2000, bedrockWarmMs: 500, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000, settleS: 0 }
-  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bedrockWarmMs: 3000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000, settleS: 12 };
+  ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, altN: 10, stWarmMs: 300, stMs: 2000, bedrockWarmMs: 500, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000, settleS: 0, ledgerPairs: 1 }
+  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bedrockWarmMs: 3000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000, settleS: 12, ledgerPairs: 2 };
 D.rounds = Number(option('rounds', D.rounds));
 D.soakMs = Number(option('soak', D.soakMs / 1000)) * 1000;
 
@@ -79,11 +80,9 @@ const pathFor = (target, model, endpoint) => (target.name === 'direct' ? directP
  * run interleaved with the gateway's own (A-B-C-C-B-A); the twin is stopped then, its figures going to
  * `variant.result`. The reference idles on until after the gateway's streams, is taken through scenario 3 beside
  * them (serial streams alternating with the gateway's and direct ones), then stopped. Its figures go to the
- * gateway's own `pairedRef*` (the reference's) and `alt*` (the alternating streams') fields. `noLedger` (gateway
- * only, `{ target, stop }`): the same gateway with `server.ledger: false`, in the same sequence beside the gateway
- * (A-D-B-C-C-B-D-A), stopped after it; its figures go to `noLedger.result`.
+ * gateway's own `pairedRef*` (the reference's) and `alt*` (the alternating streams') fields.
  */
-async function measureTarget(target, upstream, variant, pairedRef, noLedger) {
+async function measureTarget(target, upstream, variant, pairedRef) {
   const m = { hwmAfterMb: {} };
   /** Peak RSS after each phase, to see which one sets the peak (in the JSON only). */
   const hwm = (phase) => {
@@ -129,21 +128,14 @@ async function measureTarget(target, upstream, variant, pairedRef, noLedger) {
     // its CPU per request, while the direct calls of the same rounds cost 48, 27 and 45 µs.
     const firstS = Math.floor(D.thrS / 2);
     const second = { warmS: 1, measureS: D.thrS - firstS };
-    // The ledger-off twin (D) goes next to the gateway both times, A-D-B-C-C-B-D-A: its row compares the two.
     const a1 = await smallThr(target, { measureS: firstS });
-    const d1 = await smallThr(noLedger.target, { measureS: firstS });
     const b1 = await smallThr(variant.target, { measureS: firstS });
     const c1 = await smallThr(pairedRef.target, { measureS: firstS });
     const c2 = await smallThr(pairedRef.target, { name: `thr-${pairedRef.target.name}-2`, ...second });
     const b2 = await smallThr(variant.target, { name: `thr-${variant.target.name}-2`, ...second });
-    const d2 = await smallThr(noLedger.target, { name: `thr-${noLedger.target.name}-2`, ...second });
     const a2 = await smallThr(target, { name: `thr-${target.name}-2`, ...second });
     variant.result.peakRssMb = memoryMb(variant.target.pid).hwm;
     await variant.stop();
-    await noLedger.stop();
-    const nl = joinThroughput(d1, d2);
-    noLedger.result = { thrRps: nl.rps, thrCpuUs: nl.cpuUsPerReq, thrP50Ms: nl.p50Ms, thrErrors: nl.errors + nl.non2xx, thrBusy: nl.coreBusyPct };
-    log(`    ledger off: ${fmt(nl.rps, 0)} req/s, ${fmt(nl.cpuUsPerReq, 0)} µs CPU/req, cores ${nl.coreBusyPct.join('/')}%, errors ${noLedger.result.thrErrors}`);
     thr = joinThroughput(a1, a2);
     const c = joinThroughput(c1, c2);
     m.pairedRefThrRps = c.rps;
@@ -689,22 +681,29 @@ async function main() {
         }
         // The gateway as a user leaves it running, with its --no-inspector twin and a fresh reference forwarder
         // for scenario 1's interleaved measurement (started alongside, idle until their phase, stopped after it).
-        // And its twin with the usage ledger off (issue 26: what the ledger and cost add to a request).
-        const noLedgerGateway = () => startGateway(place, dir, upstream.origin, { tag: `noledger-r${r + 1}`, extraArgs: GATEWAY_VARIANTS.gateway, ledger: false });
         round.targets.gateway = await withTarget(name, gateway('gw', 'gateway'), (t) =>
           withTarget('gateway-no-inspector', gateway('noinsp', 'noInspector'), (v) =>
-            withTarget('gateway-no-ledger', noLedgerGateway, (nl) =>
-              withTarget('reference-interleaved', () => startReference(place, upstream.origin), async (ref) => {
-                const variant = { target: v, stop: () => stopTarget(v) };
-                const noLedger = { target: nl, stop: () => stopTarget(nl) };
-                const pairedRef = { target: ref, stop: () => stopTarget(ref) };
-                const m = await measureTarget(t, upstream, variant, pairedRef, noLedger);
-                round.targets.gatewayNoInspector = variant.result;
-                round.targets.gatewayNoLedger = noLedger.result;
-                return m;
-              }),
-            ),
+            withTarget('reference-interleaved', () => startReference(place, upstream.origin), async (ref) => {
+              const variant = { target: v, stop: () => stopTarget(v) };
+              const pairedRef = { target: ref, stop: () => stopTarget(ref) };
+              const m = await measureTarget(t, upstream, variant, pairedRef);
+              round.targets.gatewayNoInspector = variant.result;
+              return m;
+            }),
           ),
+        );
+        // What the usage ledger and cost add to a request (issue 26): fresh pairs of the gateway and its twin with
+        // `server.ledger: false`, loaded at the same time, so that the machine's drift between two phases cannot
+        // pass for a difference of a few per cent.
+        log('  gateway, ledger on / off, loaded together (fresh pairs)');
+        round.targets.ledgerPairs = await loadedTogether(
+          ctx,
+          {
+            a: gateway('ledger-on', 'gateway'),
+            b: () => startGateway(place, dir, upstream.origin, { tag: `ledger-off-r${r + 1}`, extraArgs: GATEWAY_VARIANTS.gateway, ledger: false }),
+          },
+          { path: '/v1/chat/completions', headers: H.bearer, bodyFile: B.chat, connections: 25, warmS: D.warmS, measureS: D.thrS },
+          { pairs: D.ledgerPairs, name: `ledger-r${r + 1}`, log },
         );
         log('  gateway, memory (fresh process)');
         Object.assign(round.targets.gateway, await withTarget('gateway-memory', gateway('mem', 'gateway'), measureMemory));

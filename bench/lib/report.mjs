@@ -102,11 +102,10 @@ const ROWS = [
   { key: 'noInspThrRatio', label: 'throughput, inspector on / --no-inspector', unit: 'x', f: ({ g, t }) => div(g.thrRps, t.gatewayNoInspector?.thrRps) },
   { key: 'noInspIdleMb', label: 'RSS idle, inspector on − --no-inspector', unit: 'MB', delta: true, f: ({ g, t }) => sub(g.memIdleMb, t.gatewayNoInspector?.memIdleMb) },
   { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (unwatched: none)', unit: 'MB', f: ({ g }) => g.inspectorPeakBytes / 2 ** 20 },
-  { section: 'Usage ledger and cost (issue 26): the gateway vs itself with `server.ledger: false`, small, c=50' },
-  // Beside the gateway in scenario 1's sequence (A-D-B-C-C-B-D-A). Two processes of one build also differ by how
-  // each JIT-compiles (see the inspector's rows above): rerun before calling a miss of a few per cent a regression.
-  { key: 'ledgerCpuRatio', label: 'CPU per request, ledger on / off', unit: 'x', target: ['<=', 1.03], f: ({ g, t }) => div(g.thrCpuUs, t.gatewayNoLedger?.thrCpuUs) },
-  { key: 'ledgerThrRatio', label: 'throughput, ledger on / off', unit: 'x', f: ({ g, t }) => div(g.thrRps, t.gatewayNoLedger?.thrRps) },
+  { section: 'Usage ledger and cost (issue 26): the gateway vs itself with `server.ledger: false`, small, both loaded together, c=25 each' },
+  // Fresh pairs loaded at the same time (bench/lib/together.mjs), the median of the round's pairs; a round's row
+  // is still two processes of one build, which differ by about ±7 % (bench/pairs.mjs --variant same).
+  { key: 'ledgerCpuRatio', label: 'CPU per request, ledger on / off (median of the pairs)', unit: 'x', target: ['<=', 1.03], f: ({ t }) => t.ledgerPairs?.ratio.median },
   { section: 'Inspector watched (fresh gateway, a page\'s event stream open and read): 100 KB load c=50, then 50 streams' },
   {
     key: 'inspectorHeld',
@@ -139,7 +138,7 @@ const ROWS = [
     target: ['<=', 0],
     f: ({ g, t }) =>
       sum(g.thrErrors, g.bigErrors, g.c1Errors, g.olErrors, g.streamFailed, g.bigStFailed, g.trFailed, g.bedrockFailed, g.ctFailed, g.soakFailed, g.st50MemFailed, g.st500Failed) +
-      sum(t.gatewayNoInspector?.thrErrors, t.gatewayNoLedger?.thrErrors, t.watched?.failed, t.watched?.watcher?.parseErrors, t.recording?.errors),
+      sum(t.gatewayNoInspector?.thrErrors, t.ledgerPairs?.errors, t.watched?.failed, t.watched?.watcher?.parseErrors, t.recording?.errors),
   },
   { key: 'refFailures', label: 'failed requests and streams, reference', unit: '', f: ({ g, r }) => sum(r.thrErrors, r.bigErrors, r.c1Errors, r.olErrors, r.streamFailed, r.bigStFailed, r.soakFailed, r.st50MemFailed, r.st500Failed, g.pairedRefFailed) },
   { key: 'directFailures', label: 'failed streams, direct calls (a broken benchmark)', unit: '', target: ['<=', 0], optional: true, f: ({ g, d }) => sum(g.altDirectFailed, d.relayFailed) },
@@ -187,7 +186,7 @@ const ABSOLUTE = [
   ['soakLateMb', 'soak RSS MB, late', 1],
 ];
 
-/** The gateway's variants (targets gatewayNoInspector, gatewayNoLedger, watched, recording), same figures where they ran. */
+/** The gateway's variants (targets gatewayNoInspector, watched, recording), same figures where they ran. */
 const VARIANT_ABSOLUTE = [
   ['thrRps', 'req/s, small, c=50', 0],
   ['thrCpuUs', 'CPU µs/request, small', 0],
@@ -280,13 +279,13 @@ export function report(meta, rounds) {
     lines.push(pad(cells, aw));
   }
   const variants = {};
-  const vw = [40, 24, 24, 24, 24];
+  const vw = [40, 24, 24, 24];
   lines.push('', 'Gateway variants (context only): median [min – max]');
-  lines.push(pad(['  metric', '--no-inspector', 'ledger off', 'inspector watched', 'recording (bodies)'], vw));
+  lines.push(pad(['  metric', '--no-inspector', 'inspector watched', 'recording (bodies)'], vw));
   for (const [key, label, d] of VARIANT_ABSOLUTE) {
     const cells = [`  ${label}`];
     variants[key] = {};
-    for (const name of ['gatewayNoInspector', 'gatewayNoLedger', 'watched', 'recording']) {
+    for (const name of ['gatewayNoInspector', 'watched', 'recording']) {
       const s = spread(rounds.map((rd) => rd.targets[name]?.[key]));
       variants[key][name] = s;
       cells.push(s.n === 0 ? '' : rounds.length > 1 ? `${fmt(s.median, d)} [${fmt(s.min, d)}–${fmt(s.max, d)}]` : fmt(s.median, d));
@@ -299,7 +298,7 @@ export function report(meta, rounds) {
   if (held.n > 0) lines.push(`inspector watched: held ${fmt(held.median, 1)} of ${fmt(bound.median, 0)} MiB, peak RSS ${fmt(peak.median, 1)} MB (median of rounds)`);
   const busy = (name, key) => rounds.map((rd) => (rd.targets[name]?.[key] ?? []).join('/')).join(', ');
   lines.push('', `core busy % (SUT core/load core), per round: throughput: direct ${busy('direct', 'thrBusy')}; reference ${busy('reference', 'thrBusy')}; gateway ${busy('gateway', 'thrBusy')}`);
-  lines.push(`  --no-inspector ${busy('gatewayNoInspector', 'thrBusy')}; ledger off ${busy('gatewayNoLedger', 'thrBusy')}; recording ${busy('recording', 'thrBusy')} (small), ${busy('recording', 'bigBusy')} (100 KB)`);
+  lines.push(`  --no-inspector ${busy('gatewayNoInspector', 'thrBusy')}; recording ${busy('recording', 'thrBusy')} (small), ${busy('recording', 'bigBusy')} (100 KB)`);
   lines.push(`  50 concurrent streams: direct ${busy('direct', 'st50Busy')}; reference ${busy('reference', 'st50Busy')}; gateway ${busy('gateway', 'st50Busy')}; gateway, bedrock ${busy('gateway', 'bedrockBusy')}`);
   lines.push('  (a throughput figure is SUT-bound when the SUT core is >= 95 % busy and the load core < 90 %)');
   const samples = rounds.flatMap((rd) => [...(rd.targets.gateway?.streamErrorSamples ?? []), ...(rd.targets.watched?.errorSamples ?? []), ...(rd.targets.gateway?.trErrorSamples ?? []), ...(rd.targets.gateway?.bedrockErrorSamples ?? []), ...(rd.targets.gateway?.ctErrorSamples ?? [])]);

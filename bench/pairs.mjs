@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+/**
+ * `node bench/pairs.mjs` (after `npm run build`): what one setting costs a small request, measured on two
+ * gateway processes loaded at the same time (bench/lib/together.mjs), fresh pairs, median of their ratios.
+ * For a difference of a few per cent, which runs one after the other cannot tell from the machine's drift.
+ *
+ *   node bench/pairs.mjs --variant ledger-off [--pairs 8] [--seconds 6] [--warm 8] [--connections 25]
+ *
+ * Variants, a / b (a is this build with scenario 1's flags, `--no-log-bodies`, unless said):
+ *   ledger-off    a / a with `server.ledger: false`: what the usage ledger costs (issue 26's ≤ 1.03x)
+ *   no-inspector  a / a with `--no-inspector`: what the unwatched inspector costs
+ *   history       a with `--inspector-history` / a with `--no-inspector`: what keeping history costs (issue 28's ≤ 1.05x)
+ *   same          a / a: how far apart two processes of one build fall (the floor of the others)
+ *   --b-dir DIR   a / another built checkout with the same flags (a base build)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { flag, option } from './lib/args.mjs';
+import { callerHeaders, writeBodyFiles } from './lib/bodies.mjs';
+import { closedLoopTool } from './lib/closed-loop.mjs';
+import { placement, stopProcess } from './lib/proc.mjs';
+import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startUpstream } from './lib/targets.mjs';
+import { loadedTogether } from './lib/together.mjs';
+
+const log = (s) => process.stderr.write(`${s}\n`);
+const variant = option('variant', option('b-dir', undefined) ? 'b-dir' : 'ledger-off');
+const bDir = option('b-dir', undefined);
+const base = GATEWAY_VARIANTS.gateway;
+/** Each variant's two gateways: `startGateway` options for a and for b. */
+const VARIANTS = {
+  'ledger-off': { a: { extraArgs: base }, b: { extraArgs: base, ledger: false } },
+  'no-inspector': { a: { extraArgs: base }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
+  history: { a: { extraArgs: [...base, '--inspector-history'] }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
+  same: { a: { extraArgs: base }, b: { extraArgs: base } },
+  'b-dir': { a: { extraArgs: base }, b: { extraArgs: base, bin: bDir && join(bDir, 'bin', 'model-gateway.js') } },
+};
+const chosen = VARIANTS[variant];
+if (!chosen || (variant === 'b-dir' && !bDir)) {
+  log(`--variant takes ${Object.keys(VARIANTS).filter((v) => v !== 'b-dir').join(', ')}, or give --b-dir DIR`);
+  process.exit(2);
+}
+
+const pairs = Number(option('pairs', '8'));
+const dir = mkdtempSync(join(tmpdir(), 'model-gateway-pairs-'));
+const place = placement(flag('no-pin'));
+const ctx = { place, tool: closedLoopTool(option('tool', undefined)), dir, children: new Set() };
+const B = writeBodyFiles(dir);
+let upstream;
+let n = 0;
+try {
+  upstream = await startUpstream(place, place.loadCore);
+  // Each process its own tag, so neither reads the other's ledger or history at start.
+  const start = (side) => () => startGateway(place, dir, upstream.origin, { ...chosen[side], tag: `${side}-${++n}` });
+  log(`${variant}: ${pairs} pairs loaded together, ${place.taskset ? `both on core ${place.sutCore}` : 'unpinned'}`);
+  const result = await loadedTogether(
+    ctx,
+    { a: start('a'), b: start('b') },
+    {
+      path: '/v1/chat/completions',
+      headers: callerHeaders(GATEWAY_KEY).bearer,
+      bodyFile: B.chat,
+      connections: Number(option('connections', '25')),
+      warmS: Number(option('warm', '8')),
+      measureS: Number(option('seconds', '6')),
+    },
+    { pairs, name: variant, log },
+  );
+  const r = result.ratio;
+  log(`${variant}: CPU per request a / b ${r.median.toFixed(3)}x [${r.min.toFixed(3)} – ${r.max.toFixed(3)}] over ${r.n} pairs${result.errors ? `, ${result.errors} failed requests` : ''}`);
+  process.stdout.write(`${JSON.stringify({ variant, ...result })}\n`);
+  if (result.errors) process.exitCode = 2;
+} finally {
+  if (upstream) await stopProcess(upstream.child);
+  if (!flag('keep')) rmSync(dir, { recursive: true, force: true });
+}
