@@ -167,7 +167,7 @@ describe('the usage ledger', () => {
     const ledger = createLedger(dir, () => {});
     // One turn: every line waits in the same batch, far more bytes than the first buffer holds.
     const ids = Array.from({ length: 400 }, (_, i) => `${i}-séance-日本語-${'€'.repeat(i % 40)}-😀`);
-    ids.forEach((id, i) => ledger.observer.requestEnded(finished(i === 200 ? DEC : NOV, { sessionId: id })));
+    for (const [i, id] of ids.entries()) ledger.observer.requestEnded(finished(i === 200 ? DEC : NOV, { sessionId: id }));
     await ledger.close();
     const sessions = (await all(dir)).entries.map((e) => e.session);
     expect(sessions).toEqual([...ids.slice(0, 200), ...ids.slice(201), ids[200]]);
