@@ -12,6 +12,7 @@
  *   history       a with `--inspector-history` / a with `--no-inspector`: what keeping history costs (issue 28's ≤ 1.05x)
  *   same          a / a: how far apart two processes of one build fall (the floor of the others)
  *   --b-dir DIR   a / another built checkout with the same flags (a base build)
+ * `--a-dir DIR` runs another built checkout as a (a variant of this build against this build, say).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,7 +36,8 @@ const VARIANTS = {
   same: { a: { extraArgs: base }, b: { extraArgs: base } },
   'b-dir': { a: { extraArgs: base }, b: { extraArgs: base, bin: bDir && join(bDir, 'bin', 'model-gateway.js') } },
 };
-const chosen = VARIANTS[variant];
+const aDir = option('a-dir', undefined);
+const chosen = VARIANTS[variant] && { ...VARIANTS[variant], ...(aDir ? { a: { ...VARIANTS[variant].a, bin: join(aDir, 'bin', 'model-gateway.js') } } : {}) };
 if (!chosen || (variant === 'b-dir' && !bDir)) {
   log(`--variant takes ${Object.keys(VARIANTS).filter((v) => v !== 'b-dir').join(', ')}, or give --b-dir DIR`);
   process.exit(2);
