@@ -46,45 +46,67 @@ export function isLedgered(r: RequestRecord): boolean {
 }
 
 /**
- * The ledger line of a finished request (with its newline), as `JSON.stringify` of the entry would
- * write it (fields left undefined left out), written as text: one short string per request, with no
- * object or Date made for the serialiser to walk (docs/performance.md, "The usage ledger").
+ * What a finished request's line will say, taken from its record when the response has closed: a
+ * flat object of the record's own values, with no text made, so that a request's end does little
+ * (the writer makes the lines a batch at a time: writer.ts).
  */
-export function entryLine(r: RequestRecord): string {
+export function entryOf(r: RequestRecord): LedgerEntry {
   const u = r.usage;
   const usd = r.cost?.usd;
-  return `{"v":${LEDGER_VERSION},"time":"${isoTime(r.startedAt)}"${namesText(r)}${field('credential', r.credential)}${field('session', r.sessionId)}${field('agent', r.agentId)}${
-    r.status === undefined ? '' : `,"status":${countText(r.status)}`},"input":${countText(u?.inputTokens)},"output":${countText(u?.outputTokens)},"cacheRead":${countText(u?.cachedTokens)},"cacheWrite":${countText(u?.cacheWriteTokens)},"usd":${
-    typeof usd === 'number' && Number.isFinite(usd) ? String(usd) : 'null'},"priced":"${r.cost?.source ?? 'unreported'}"}\n`;
+  return {
+    time: r.startedAt,
+    group: r.keyGroup ?? '',
+    key: r.keyName ?? r.keyId ?? '',
+    keyId: r.keyId ?? '',
+    model: r.servedBy ?? r.model ?? '',
+    provider: r.provider ?? '',
+    upstreamModel: r.upstreamModel,
+    credential: r.credential,
+    session: r.sessionId,
+    agent: r.agentId,
+    status: r.status,
+    input: count(u?.inputTokens) ?? 0,
+    output: count(u?.outputTokens) ?? 0,
+    cacheRead: count(u?.cachedTokens) ?? 0,
+    cacheWrite: count(u?.cacheWriteTokens) ?? 0,
+    usd: typeof usd === 'number' && Number.isFinite(usd) ? usd : null,
+    priced: r.cost?.source ?? 'unreported',
+  };
+}
+
+/**
+ * The entry's ledger line (with its newline), as `JSON.stringify` of it would write it (fields left
+ * undefined left out), written as text: one short string, with no Date made and no object for the
+ * serialiser to walk (docs/performance.md, "The usage ledger").
+ */
+export function entryLine(e: LedgerEntry): string {
+  return `{"v":${LEDGER_VERSION},"time":"${isoTime(e.time)}"${namesText(e)}${field('credential', e.credential)}${field('session', e.session)}${field('agent', e.agent)}${
+    e.status === undefined ? '' : `,"status":${countText(e.status)}`},"input":${countText(e.input)},"output":${countText(e.output)},"cacheRead":${countText(e.cacheRead)},"cacheWrite":${countText(e.cacheWrite)},"usd":${
+    e.usd === null ? 'null' : String(e.usd)},"priced":"${e.priced}"}\n`;
 }
 
 /** The names part of the last line written (group to upstreamModel), with the names it was made from. */
 let lastNames:
-  | { readonly group: string | undefined; readonly key: string | undefined; readonly keyId: string | undefined; readonly model: string | undefined; readonly provider: string | undefined; readonly upstreamModel: string | undefined; readonly text: string }
+  | { readonly group: string; readonly key: string; readonly keyId: string; readonly model: string; readonly provider: string; readonly upstreamModel: string | undefined; readonly text: string }
   | undefined;
 
 /**
  * `,"group":…,"key":…,"keyId":…,"model":…,"provider":…[,"upstreamModel":…]`. Kept from the line before when it names
- * the same ones, as most lines do: a dozen strings fewer made per request (docs/performance.md, "A small request's allocations").
+ * the same ones, as most lines do: a dozen strings fewer made per line (docs/performance.md, "A small request's allocations").
  */
-function namesText(r: RequestRecord): string {
-  const key = r.keyName ?? r.keyId;
-  const model = r.servedBy ?? r.model;
+function namesText(e: LedgerEntry): string {
   const last = lastNames;
   if (
-    last !== undefined && last.group === r.keyGroup && last.key === key && last.keyId === r.keyId && last.model === model &&
-    last.provider === r.provider && last.upstreamModel === r.upstreamModel
+    last !== undefined && last.group === e.group && last.key === e.key && last.keyId === e.keyId && last.model === e.model &&
+    last.provider === e.provider && last.upstreamModel === e.upstreamModel
   ) {
     return last.text;
   }
-  const text = `,"group":${known(r.keyGroup)},"key":${known(key)},"keyId":${known(r.keyId)},"model":${known(model)},"provider":${known(r.provider)}${
-    r.upstreamModel === undefined ? '' : `,"upstreamModel":${known(r.upstreamModel)}`}`;
-  lastNames = { group: r.keyGroup, key, keyId: r.keyId, model, provider: r.provider, upstreamModel: r.upstreamModel, text };
+  const text = `,"group":${jsonQuoted(e.group)},"key":${jsonQuoted(e.key)},"keyId":${jsonQuoted(e.keyId)},"model":${jsonQuoted(e.model)},"provider":${jsonQuoted(e.provider)}${
+    e.upstreamModel === undefined ? '' : `,"upstreamModel":${jsonQuoted(e.upstreamModel)}`}`;
+  lastNames = { group: e.group, key: e.key, keyId: e.keyId, model: e.model, provider: e.provider, upstreamModel: e.upstreamModel, text };
   return text;
 }
-
-/** The JSON text of a name the config gives (a key group, a key, a model, a provider): the same few on every line. */
-const known = (value: string | undefined): string => (value === undefined ? '""' : jsonQuoted(value));
 
 /** `,"name":"value"` for a text field that is there; nothing for one that is not (as JSON.stringify leaves out undefined). */
 const field = (name: string, value: string | undefined): string => (value === undefined ? '' : `,"${name}":${JSON.stringify(value)}`);

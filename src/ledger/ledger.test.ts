@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { LedgerEntry } from './entry.js';
 import { newRecord, type RequestRecord } from '../log/record.js';
 import { LINE_LIMIT, readLedger } from './read.js';
-import { entryLine, ID_TEXT_LIMIT, parseEntry, shownText } from './entry.js';
+import { entryLine, entryOf, ID_TEXT_LIMIT, parseEntry, shownText } from './entry.js';
 import { printable, safeToPrint } from '../log/terminal-text.js';
 import { createLedger } from './writer.js';
 
@@ -36,6 +36,9 @@ const all = async (dir: string, from = 0, to = Number.POSITIVE_INFINITY) => {
   const read = await readLedger(dir, { from, to }, (e) => entries.push(e));
   return { entries, read };
 };
+
+/** A finished request's line, as the writer makes it. */
+const lineOf = (r: RequestRecord): string => entryLine(entryOf(r));
 
 /** The line as the ledger first wrote it: JSON.stringify of the entry, which entryLine writes by hand. */
 function stringified(r: RequestRecord): string {
@@ -73,8 +76,8 @@ describe('a ledger line', () => {
     ['a time before 1970', { startedAt: -1234 } as Partial<RequestRecord>],
   ])('is what JSON.stringify of the entry writes: %s', (_name, extra) => {
     const r = finished(NOV, extra);
-    expect(entryLine(r)).toBe(stringified(r));
-    expect(parseEntry(entryLine(r).trim())).toBeDefined();
+    expect(lineOf(r)).toBe(stringified(r));
+    expect(parseEntry(lineOf(r).trim())).toBeDefined();
   });
 
   it('names its own group, key, model and provider when they change from one line to the next (the names part is kept from the line before)', () => {
@@ -92,7 +95,7 @@ describe('a ledger line', () => {
     ];
     for (const extra of lines) {
       const r = finished(NOV, extra);
-      expect(entryLine(r)).toBe(stringified(r));
+      expect(lineOf(r)).toBe(stringified(r));
     }
   });
 
@@ -100,7 +103,7 @@ describe('a ledger line', () => {
     ['a count that is not one', { inputTokens: Number.NaN, outputTokens: -3, cachedTokens: 1.5, cacheWriteTokens: Number.POSITIVE_INFINITY }],
     ['a count past 2^53', { inputTokens: 2 ** 60, outputTokens: 1 }],
   ])('writes %s as 0, so that the line still reads back', (_name, usage) => {
-    const e = parseEntry(entryLine(finished(NOV, { usage })).trim());
+    const e = parseEntry(lineOf(finished(NOV, { usage })).trim());
     expect(e).toBeDefined();
     expect([e!.input, e!.output, e!.cacheRead, e!.cacheWrite].every((n) => Number.isSafeInteger(n) && n >= 0)).toBe(true);
   });
@@ -109,7 +112,7 @@ describe('a ledger line', () => {
 describe('ledger text read back and shown', () => {
   const HOSTILE = ['\u001b]0;pwned\u0007', 'a\r\nb', 'a\u007fb', '\u0085\u009b2J', 'user\u202egnp.exe', '\u2066x\u2069', 'a\ud800b', 'ab\udc00', '"q" \\ \\x1b', 'tab\there', 'é😀'];
   it.each(HOSTILE)('%j reads back exactly, shows escaped, and shows as the gateway logged it when the gateway wrote it', (text) => {
-    const e = parseEntry(entryLine(finished(NOV, { sessionId: text, agentId: text, keyName: text, model: text })).trim());
+    const e = parseEntry(lineOf(finished(NOV, { sessionId: text, agentId: text, keyName: text, model: text })).trim());
     expect(e).toMatchObject({ session: text, agent: text, key: text, model: text });
     // Raw, as an edit could put it there: nothing that drives a terminal is shown.
     expect(safeToPrint(shownText(text))).toBe(true);
@@ -120,7 +123,7 @@ describe('ledger text read back and shown', () => {
 
   it('cuts an id past the longest the gateway writes, and other texts past theirs', () => {
     const long = 'x'.repeat(5000);
-    const e = parseEntry(entryLine(finished(NOV, { sessionId: long, model: long })).trim());
+    const e = parseEntry(lineOf(finished(NOV, { sessionId: long, model: long })).trim());
     expect(e?.session).toHaveLength(ID_TEXT_LIMIT);
     expect(e!.model.length).toBeLessThan(ID_TEXT_LIMIT);
   });
@@ -162,10 +165,10 @@ describe('the usage ledger', () => {
     expect(sessions).toEqual(expected);
   });
 
-  it('keeps a batch larger than its first buffer whole, text of several bytes per character included, across a month turn', async () => {
+  it('keeps a batch of hundreds of lines whole, text of several bytes per character included, across a month turn', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
     const ledger = createLedger(dir, () => {});
-    // One turn: every line waits in the same batch, far more bytes than the first buffer holds.
+    // One turn: every line waits in the same batch.
     const ids = Array.from({ length: 400 }, (_, i) => `${i}-séance-日本語-${'€'.repeat(i % 40)}-😀`);
     for (const [i, id] of ids.entries()) ledger.observer.requestEnded(finished(i === 200 ? DEC : NOV, { sessionId: id }));
     await ledger.close();

@@ -1,15 +1,17 @@
 /**
  * The usage ledger's writer: an observer of finished requests that appends their lines to
- * `<dir>/YYYY-MM.jsonl` (the month, in UTC, the request started). Off the request path: the line is
- * made when the response has closed and queued; the queue goes to the file in one write at the end
- * of that turn of the event loop, or, under load, once BATCH_GAP_MS have passed since the last
- * write started, so that those milliseconds' requests share a write. Nothing waits for a batch to
- * fill, so a process killed outright loses only the lines of the write under way and of those
- * milliseconds; a clean stop (`close`) writes everything first.
+ * `<dir>/YYYY-MM.jsonl` (the month, in UTC, the request started). Off the request path: when the
+ * response has closed, the request's entry is taken from its record and queued; the queue is made
+ * into lines and goes to the file in one write at the end of that turn of the event loop, or, under
+ * load, once BATCH_GAP_MS have passed since the last write started, so that those milliseconds'
+ * requests share a write. Nothing waits for a batch to fill, so a process killed outright loses only
+ * the lines of the write under way and of those milliseconds; a clean stop (`close`) writes
+ * everything first.
  *
- * Cheap, since every model request pays it: a line is one string (entry.ts), copied at once into
- * its month's buffer of bytes, which the garbage collector does not copy while they wait, and a
- * write is one call into the thread pool with a callback (no promise). Each write wakes a pool
+ * Cheap, since every model request pays it. A request's end only takes a flat entry from its record
+ * (entry.ts); the lines are made a batch at a time, in one loop, whose code and data stay in the
+ * CPU's caches, where the same work done once amid all else a request's end runs cost several times
+ * as much. A write is one call into the thread pool with a callback (no promise); each wakes a pool
  * thread and then the event loop, which on a virtual machine costs more than the write itself:
  * hence writes a batch gap apart rather than one per turn (docs/performance.md, "The usage ledger").
  */
@@ -17,7 +19,7 @@ import { type NoParamCallback, close as closeFd, closeSync, fstatSync, mkdirSync
 import { join } from 'node:path';
 import { printable } from '../log/terminal-text.js';
 import type { RequestObserver } from '../pipeline/context.js';
-import { entryLine, isLedgered } from './entry.js';
+import { entryLine, entryOf, isLedgered, type LedgerEntry } from './entry.js';
 
 export interface UsageLedger {
   readonly observer: RequestObserver;
@@ -37,20 +39,13 @@ export const monthFile = (epochMs: number): string => `${new Date(epochMs).toISO
  */
 const BATCH_GAP_MS = 50;
 
-/**
- * The least size of a month's buffer of queued lines. It doubles as needed, and the next batch's start a
- * quarter larger than the last batch's largest, so that a steady load fills them without copying.
- */
-const FIRST_BUFFER_BYTES = 16 * 1024;
+/** Most entries queued (about 16 MiB of lines); past it (a disk that stopped taking writes) new ones are dropped and counted. */
+const QUEUE_LIMIT = 50_000;
 
-/** Most bytes queued; past it (a disk that stopped taking writes) new lines are dropped and counted. */
-const QUEUE_LIMIT = 16 * 1024 * 1024;
-
-/** Lines waiting for one month file, as UTF-8 in `bytes[0, length)`. */
-interface Queued {
+/** A batch's lines for one month file. */
+interface Lines {
   readonly file: string;
-  bytes: Buffer;
-  length: number;
+  text: string;
 }
 
 /**
@@ -59,10 +54,8 @@ interface Queued {
  */
 export function createLedger(dir: string, warn: (message: string) => void): UsageLedger {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // In order; more than one only around the turn of a month.
-  let queue: Queued[] = [];
-  let queuedBytes = 0;
-  let bufferBytes = FIRST_BUFFER_BYTES;
+  // The entries of requests ended since the last batch started, in order.
+  let queue: LedgerEntry[] = [];
   let dropped = 0;
   let failing = false;
   let closed = false;
@@ -117,6 +110,21 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
     failing = false;
   };
 
+  /** The entries' lines, one text per month file, in order (more than one only around the turn of a month). */
+  const linesOf = (entries: readonly LedgerEntry[]): Lines[] => {
+    const out: Lines[] = [];
+    let last: Lines | undefined;
+    for (const e of entries) {
+      const file = fileOf(e.time);
+      if (last === undefined || last.file !== file) {
+        last = { file, text: '' };
+        out.push(last);
+      }
+      last.text += entryLine(e);
+    }
+    return out;
+  };
+
   /** A batch is due (at the end of this turn, or once the gap since the last is over), or being written. */
   let busy = false;
   let timer: NodeJS.Timeout | undefined;
@@ -127,11 +135,8 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
   const writeBatch = (): void => {
     timer = undefined;
     lastBatch = performance.now();
-    const batch = queue;
+    const batch = linesOf(queue);
     queue = [];
-    queuedBytes = 0;
-    bufferBytes = FIRST_BUFFER_BYTES;
-    for (const queued of batch) bufferBytes = Math.max(bufferBytes, Math.ceil(queued.length * 1.25));
     let i = 0;
     const next = (): void => {
       const queued = batch[i++];
@@ -153,7 +158,7 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
         next();
         return;
       }
-      writeAll(fd, queued.bytes.subarray(0, queued.length), (err) => {
+      writeAll(fd, Buffer.from(queued.text), (err) => {
         if (err) failed(err);
         else wrote();
         next();
@@ -176,26 +181,11 @@ export function createLedger(dir: string, warn: (message: string) => void): Usag
   const observer: RequestObserver = {
     requestEnded(record) {
       if (closed || !isLedgered(record)) return;
-      const text = entryLine(record);
-      // At most 3 bytes of UTF-8 per UTF-16 unit: room for that is room for the line.
-      const room = text.length * 3;
-      if (queuedBytes + room > QUEUE_LIMIT) {
+      if (queue.length >= QUEUE_LIMIT) {
         if (dropped++ === 0) warn('the usage ledger is not keeping up; lines are dropped');
         return;
       }
-      const file = fileOf(record.startedAt);
-      let last = queue[queue.length - 1];
-      if (last === undefined || last.file !== file) {
-        last = { file, bytes: Buffer.allocUnsafe(Math.max(bufferBytes, room)), length: 0 };
-        queue.push(last);
-      } else if (last.length + room > last.bytes.length) {
-        const bigger = Buffer.allocUnsafe(Math.max(2 * last.bytes.length, last.length + room));
-        last.bytes.copy(bigger, 0, 0, last.length);
-        last.bytes = bigger;
-      }
-      const written = last.bytes.write(text, last.length);
-      last.length += written;
-      queuedBytes += written;
+      queue.push(entryOf(record));
       if (!busy) schedule();
     },
   };
