@@ -50,6 +50,12 @@ const ctx = { place, tool: closedLoopTool(option('tool', undefined)), dir, child
 const B = writeBodyFiles(dir);
 let upstream;
 let n = 0;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    for (const c of [...ctx.children, upstream?.child]) c?.kill('SIGKILL');
+    process.exit(130);
+  });
+}
 try {
   upstream = await startUpstream(place, place.loadCore);
   // Each process its own tag, so neither reads the other's ledger or history at start.

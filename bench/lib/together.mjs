@@ -21,13 +21,18 @@ export async function loadedTogether(ctx, start, phase, { pairs, name = 'togethe
     const order = i % 2 === 0 ? ['a', 'b'] : ['b', 'a'];
     const started = {};
     try {
-      for (const side of order) started[side] = await start[side]();
+      for (const side of order) {
+        started[side] = await start[side]();
+        // Among the children a stopped benchmark kills, as its load processes are.
+        ctx.children.add(started[side].child);
+      }
       const [a, b] = await Promise.all(['a', 'b'].map((side) => throughputPhase(ctx, started[side], { ...phase, name: `${name}-${side}-${i + 1}` })));
       const row = { aCpuUs: a.cpuUsPerReq, bCpuUs: b.cpuUsPerReq, aRps: a.rps, bRps: b.rps, errors: a.errors + a.non2xx + b.errors + b.non2xx, ratio: a.cpuUsPerReq / b.cpuUsPerReq };
       rows.push(row);
       log(`    pair ${i + 1}/${pairs} (${order.join(' first, ')} second): ${row.aCpuUs.toFixed(1)} / ${row.bCpuUs.toFixed(1)} µs CPU/req = ${row.ratio.toFixed(3)}x, ${Math.round(row.aRps)} + ${Math.round(row.bRps)} req/s`);
     } finally {
       await Promise.all(Object.values(started).map((t) => stopProcess(t.child)));
+      for (const t of Object.values(started)) ctx.children.delete(t.child);
     }
   }
   return { pairs: rows, ratio: spread(rows.map((r) => r.ratio)), errors: rows.reduce((n, r) => n + r.errors, 0) };
