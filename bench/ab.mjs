@@ -16,7 +16,6 @@
  *   node bench/ab.mjs --base-dir /path/to/other/checkout   (already built)
  *   --this-dir /path/to/built/checkout: measure that build instead of this repo's
  *   --also dir1,dir2: more built checkouts in the same reps (variants of one change, say)
- *   --ledger-off: this build again with `server.ledger: false` in the same reps, and the two paired
  *
  * `ttfb` times serial streams instead (scenario 3's serial half, `--serial` of them after the concurrent
  * streams as warm-up), with each proxy's own share of the time to first byte from bench/lib/ttfb-probe.mjs,
@@ -72,12 +71,12 @@ function run(cmd, args, cwd) {
   return r.stdout.trim();
 }
 
-/** The base build: a worktree of `rev`, built, or a directory given as is; none for `bedrock` alone or `--ledger-off` without one. */
+/** The base build: a worktree of `rev`, built, or a directory given as is; none for `bedrock` alone without one. */
 function baseBuild() {
   const given = option('base-dir', undefined);
   if (given) return { dir: given, label: given, cleanup: () => {} };
   const rev = option('base', undefined);
-  if (!rev && (flag('ledger-off') || only.every((s) => s === 'bedrock' || s === 'redis'))) return undefined;
+  if (!rev && only.every((s) => s === 'bedrock' || s === 'redis')) return undefined;
   if (!rev) throw new Error('Give --base <git revision> or --base-dir <built checkout>.');
   const sha = run('git', ['rev-parse', '--short', rev], REPO);
   const tree = join(dir, `base-${sha}`);
@@ -298,11 +297,6 @@ try {
   for (const d of also) {
     targets[d] = (extraNodeArgs) => startGateway(place, dir, upstream.origin, { tag: basename(d), bin: join(d, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs });
   }
-  // `--ledger-off`: this build again with `server.ledger: false`, so that the usage ledger's cost is paired per rep.
-  if (flag('ledger-off')) {
-    targets['ledger-off'] = (extraNodeArgs) =>
-      startGateway(place, dir, upstream.origin, { tag: 'ledger-off', bin: join(thisDir, 'bin', 'model-gateway.js'), extraArgs, extraNodeArgs, bedrock, ledger: false });
-  }
   const allNames = Object.keys(targets);
   const results = {};
   for (const s of only) {
@@ -377,20 +371,11 @@ try {
       log(`  ${(label[n] ?? n).padEnd(28)} CPU ${fmt(cpu).padEnd(18)} µs/${per}   ${fmt(rps).padEnd(20)} ${per}/s   peak ${fmt(peak)} MB`);
     }
     for (const n of allNames.filter((x) => x !== 'reference' && x !== 'base')) {
-      const vsRef = spread(rows[n].map((m, i) => m.cpuUs / rows.reference[i].cpuUs));
-      out[`${n}/reference`] = vsRef;
-      if (!rows.base) {
-        log(`  ${label[n] ?? n}: CPU / reference ${fmt(vsRef, 2)} (paired per rep)`);
-        continue;
-      }
       const paired = spread(rows[n].map((m, i) => m.cpuUs / rows.base[i].cpuUs));
+      const vsRef = spread(rows[n].map((m, i) => m.cpuUs / rows.reference[i].cpuUs));
       out[`${n}/base`] = paired;
+      out[`${n}/reference`] = vsRef;
       log(`  ${label[n] ?? n}: CPU / base ${fmt(paired, 3)}, / reference ${fmt(vsRef, 2)} (paired per rep)`);
-    }
-    if (rows['ledger-off']) {
-      const ledger = spread(rows.this.map((m, i) => m.cpuUs / rows['ledger-off'][i].cpuUs));
-      out['this/ledger-off'] = ledger;
-      log(`  this build: CPU with the usage ledger / without ${fmt(ledger, 3)} (paired per rep; npm run bench's target: at most 1.03x)`);
     }
   }
   mkdirSync(join(REPO, 'bench', 'results'), { recursive: true });
