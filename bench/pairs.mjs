@@ -11,8 +11,8 @@
  *   no-inspector  a / a with `--no-inspector`: what the unwatched inspector costs
  *   history       a with `--inspector-history` / a with `--no-inspector`: what keeping history costs (issue 28's ≤ 1.05x)
  *   same          a / a: how far apart two processes of one build fall (the floor of the others)
- *   --b-dir DIR   a / another built checkout with the same flags (a base build)
- * `--a-dir DIR` runs another built checkout as a (a variant of this build against this build, say).
+ * `--b-dir DIR` runs another built checkout as b, `--a-dir DIR` as a; with either, the variant defaults to `same`
+ * (this build against a base build with the same flags, say).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +25,8 @@ import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startUpstream } from './li
 import { loadedTogether } from './lib/together.mjs';
 
 const log = (s) => process.stderr.write(`${s}\n`);
-const variant = option('variant', option('b-dir', undefined) ? 'b-dir' : 'ledger-off');
-const bDir = option('b-dir', undefined);
+const dirs = { a: option('a-dir', undefined), b: option('b-dir', undefined) };
+const variant = option('variant', dirs.a || dirs.b ? 'same' : 'ledger-off');
 const base = GATEWAY_VARIANTS.gateway;
 /** Each variant's two gateways: `startGateway` options for a and for b. */
 const VARIANTS = {
@@ -34,14 +34,13 @@ const VARIANTS = {
   'no-inspector': { a: { extraArgs: base }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   history: { a: { extraArgs: [...base, '--inspector-history'] }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   same: { a: { extraArgs: base }, b: { extraArgs: base } },
-  'b-dir': { a: { extraArgs: base }, b: { extraArgs: base, bin: bDir && join(bDir, 'bin', 'model-gateway.js') } },
 };
-const aDir = option('a-dir', undefined);
-const chosen = VARIANTS[variant] && { ...VARIANTS[variant], ...(aDir ? { a: { ...VARIANTS[variant].a, bin: join(aDir, 'bin', 'model-gateway.js') } } : {}) };
-if (!chosen || (variant === 'b-dir' && !bDir)) {
-  log(`--variant takes ${Object.keys(VARIANTS).filter((v) => v !== 'b-dir').join(', ')}, or give --b-dir DIR`);
+if (!VARIANTS[variant]) {
+  log(`--variant takes ${Object.keys(VARIANTS).join(', ')}`);
   process.exit(2);
 }
+/** The side's `startGateway` options, run from the built checkout given for it, if any. */
+const sideOptions = (side) => ({ ...VARIANTS[variant][side], ...(dirs[side] ? { bin: join(dirs[side], 'bin', 'model-gateway.js') } : {}) });
 
 const pairs = Number(option('pairs', '8'));
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-pairs-'));
@@ -59,7 +58,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 try {
   upstream = await startUpstream(place, place.loadCore);
   // Each process its own tag, so neither reads the other's ledger or history at start.
-  const start = (side) => () => startGateway(place, dir, upstream.origin, { ...chosen[side], tag: `${side}-${++n}` });
+  const start = (side) => () => startGateway(place, dir, upstream.origin, { ...sideOptions(side), tag: `${side}-${++n}` });
   log(`${variant}: ${pairs} pairs loaded together, ${place.taskset ? `both on core ${place.sutCore}` : 'unpinned'}`);
   const result = await loadedTogether(
     ctx,
