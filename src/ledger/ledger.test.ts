@@ -7,7 +7,7 @@ import { newRecord, type RequestRecord } from '../log/record.js';
 import { LINE_LIMIT, readLedger } from './read.js';
 import { entryLine, entryOf, ID_TEXT_LIMIT, parseEntry, shownText } from './entry.js';
 import { printable, safeToPrint } from '../log/terminal-text.js';
-import { createLedger } from './writer.js';
+import { createLedger, QUEUE_LIMIT } from './writer.js';
 
 const NOV = Date.UTC(2026, 10, 26, 12);
 const DEC = Date.UTC(2026, 11, 1, 0, 0, 1);
@@ -219,6 +219,20 @@ describe('the usage ledger', () => {
     const { entries, read } = await all(dir);
     expect(entries).toHaveLength(2);
     expect(read.skipped).toBe(1);
+  });
+
+  it('drops what comes past its queue limit before a batch is written, says so once, and keeps the rest in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgw-ledger-'));
+    const warnings: string[] = [];
+    const ledger = createLedger(dir, (m) => warnings.push(m));
+    // One turn: no batch is written until it ends, as with a disk that stopped taking writes.
+    for (let i = 0; i < QUEUE_LIMIT + 5; i++) ledger.observer.requestEnded(finished(NOV, { sessionId: `s-${i}` }));
+    expect(warnings).toEqual(['the usage ledger is not keeping up; lines are dropped']);
+    await ledger.close();
+    const sessions = (await all(dir)).entries.map((e) => e.session);
+    expect(sessions).toHaveLength(QUEUE_LIMIT);
+    expect(sessions[0]).toBe('s-0');
+    expect(sessions.at(-1)).toBe(`s-${QUEUE_LIMIT - 1}`);
   });
 
   it('tells once when it cannot write, and keeps serving', async () => {

@@ -40,7 +40,7 @@ export const monthFile = (epochMs: number): string => `${new Date(epochMs).toISO
 const BATCH_GAP_MS = 50;
 
 /** Most entries queued (about 16 MiB of lines); past it (a disk that stopped taking writes) new ones are dropped and counted. */
-const QUEUE_LIMIT = 50_000;
+export const QUEUE_LIMIT = 50_000;
 
 /** A batch's lines for one month file. */
 interface Lines {
