@@ -36,7 +36,8 @@ const events = await import('../dist/pipeline/events.js');
 const { createInspector } = await import('../dist/inspector/inspector.js');
 const { DEFAULT_CAPTURE_LIMIT } = await import('../dist/server/gateway.js');
 
-const inspector = mode === 'none' || mode === 'capture' ? undefined : createInspector({ history: mode === 'history' });
+// `history` keeps every request whole, as it would keep them all with a page open: no `bodiesPerSecond` bound.
+const inspector = mode === 'none' || mode === 'capture' ? undefined : createInspector({ history: mode === 'history', bodiesPerSecond: Number.POSITIVE_INFINITY });
 const observer = inspector?.observer;
 const captureLimit = inspector?.history || mode === 'capture' ? DEFAULT_CAPTURE_LIMIT : 0;
 let n = 0;

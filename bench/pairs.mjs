@@ -8,7 +8,7 @@
  *
  * Variants, a / b (a is this build with scenario 1's flags, `--no-log-bodies`, unless said):
  *   ledger-off    a / a with `server.ledger: false`: what the usage ledger costs (issue 26's ≤ 1.03x)
- *   no-inspector  a / a with `--no-inspector`: what the unwatched inspector costs
+ *   no-inspector  a / a with `--no-inspector`: what the unwatched inspector costs as the config leaves it (history on by default)
  *   history       a with `--inspector-history` / a with `--no-inspector`: what keeping history costs (issue 28's ≤ 1.05x)
  *   same          a / a: how far apart two processes of one build fall (the floor of the others)
  * `--b-dir DIR` runs another built checkout as b, `--a-dir DIR` as a; with either, the variant defaults to `same`

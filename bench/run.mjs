@@ -6,9 +6,10 @@
  * Each round starts fresh processes: the fake upstream, then in a rotated order
  * "direct" (the upstream itself), the reference forwarder and the gateway, each
  * taken through the same phases. The gateway runs as a user leaves it running
- * (`serve --config F --log-file F --no-log-bodies`, the inspector on and nobody
- * watching); next to it, in the same round: the same with --no-inspector (the
- * small-request phase only, an A/B of the unwatched inspector), a fresh one with an
+ * (`serve --config F --log-file F --no-log-bodies`, the inspector on with its
+ * history and nobody watching); next to it, in the same round: the same with
+ * --no-inspector (the small-request phase only, an A/B of the unwatched inspector,
+ * and again as pairs loaded together beside the ledger's), a fresh one with an
  * inspector page watching (what the inspector holds under the 100 KB load), and a
  * full recording (`--log-file` with bodies: small and 100 KB throughput, report
  * only). The SUT runs pinned to core 0, the upstream and every load generator
@@ -99,7 +100,7 @@ async function measureTarget(target, upstream, variant, pairedRef) {
     if (variant) variant.result = { memIdleMb: memoryMb(variant.target.pid).rss };
   }
 
-  // (8) the inspector (on by default in `serve`), unwatched: what it holds after each phase (nothing: it keeps only what starts while a page is open).
+  // (8) the inspector (on by default in `serve`, with history), unwatched: what it holds after each phase (the rows, and the bodies of 20 requests a second).
   const readInspector = isGw ? await inspectorProbe(target.inspectorLink) : undefined;
   m.inspectorOn = readInspector !== undefined;
   const inspectorAfter = async (phase) => {
@@ -524,7 +525,7 @@ async function measureWatched(target) {
 
 /**
  * Recording (report only): the gateway with `--log-file` WITH bodies, every exchange written whole (its
- * inspector, on and unwatched, then also holds them: capture is on for the file). Scenarios 1 and 4a.
+ * inspector, on and unwatched, keeps 20 of them a second whole). Scenarios 1 and 4a.
  */
 async function measureRecording(target) {
   await sleep(500);
@@ -704,6 +705,14 @@ async function main() {
           },
           { path: '/v1/chat/completions', headers: H.bearer, bodyFile: B.chat, connections: 25, warmS: D.warmS, measureS: D.thrS },
           { pairs: D.ledgerPairs, name: `ledger-r${r + 1}`, log },
+        );
+        // What the inspector as `serve` leaves it (history on, nobody watching) adds to a request (issue 28), the same way.
+        log('  gateway, inspector on / --no-inspector, loaded together (fresh pairs)');
+        round.targets.inspectorPairs = await loadedTogether(
+          ctx,
+          { a: gateway('insp-on', 'gateway'), b: gateway('insp-off', 'noInspector') },
+          { path: '/v1/chat/completions', headers: H.bearer, bodyFile: B.chat, connections: 25, warmS: D.warmS, measureS: D.thrS },
+          { pairs: D.ledgerPairs, name: `inspector-r${r + 1}`, log },
         );
         log('  gateway, memory (fresh process)');
         Object.assign(round.targets.gateway, await withTarget('gateway-memory', gateway('mem', 'gateway'), measureMemory));

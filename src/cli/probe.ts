@@ -169,7 +169,7 @@ const judgeTools =
 /** Enough of a Config for `createProviders`, which reads only `providers`. */
 const emptyConfig: Config = {
   server: { host: '127.0.0.1', port: 0, maxBodyBytes: 0, ...DEFAULT_SERVER_LIMITS, maxConnections: undefined, allowedHosts: [] },
-  inspector: { keep: 0, memoryMiB: 0, history: false },
+  inspector: { keep: 0, memoryMiB: 0, history: false, bodiesPerSecond: 0 },
   providers: new Map(),
   models: new Map(),
   modelGlobs: [],

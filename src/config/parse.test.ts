@@ -485,11 +485,12 @@ describe('parseConfig: defaults', () => {
     });
   });
 
-  it('applies the inspector defaults, and reads inspector.keep, inspector.memoryMiB and inspector.history', () => {
-    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: false });
-    const c = parseConfig({ providers: {}, models: {}, inspector: { keep: 20, memoryMiB: 4, history: false } }, { env: {} });
-    expect(c.inspector).toEqual({ keep: 20, memoryMiB: 4, history: false });
+  it('applies the inspector defaults, and reads inspector.keep, inspector.memoryMiB, inspector.history and inspector.bodiesPerSecond', () => {
+    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: true, bodiesPerSecond: 20 });
+    const c = parseConfig({ providers: {}, models: {}, inspector: { keep: 20, memoryMiB: 4, history: false, bodiesPerSecond: 0 } }, { env: {} });
+    expect(c.inspector).toEqual({ keep: 20, memoryMiB: 4, history: false, bodiesPerSecond: 0 });
     expect(() => parseConfig({ providers: {}, models: {}, inspector: { keep: 0 } }, { env: {} })).toThrow(/inspector\.keep/);
+    expect(() => parseConfig({ providers: {}, models: {}, inspector: { bodiesPerSecond: -1 } }, { env: {} })).toThrow(/inspector\.bodiesPerSecond/);
   });
 
   it('splits exact models from globs and orders globs most specific first', () => {

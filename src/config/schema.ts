@@ -219,10 +219,16 @@ const inspector = z
       ),
     history: z
       .boolean()
-      // Off by default until its cost per request is within bounds (docs/performance.md, "The inspector").
-      .default(false)
+      .default(true)
       .describe(
-        'Keep the recent past while no inspector page is open, so a page opened later shows it (default false: exchanges are captured and kept only while a page is open). Costs CPU and memory on every request. `--inspector-history` / `--no-inspector-history` override it.',
+        'Keep the recent past while no inspector page is open, so a page opened later shows it (default true; false: exchanges are captured and kept only while a page is open). `--inspector-history` / `--no-inspector-history` override it.',
+      ),
+    bodiesPerSecond: z
+      .int()
+      .min(0)
+      .default(20)
+      .describe(
+        'With history, how many requests a second are kept whole (bodies and headers) while no page is open, in bursts of as many (default 20); the others keep their row. 0 keeps rows only. With a page open, every exchange is kept whole.',
       ),
   })
   .describe('The traffic inspector at /_inspector (off with `serve --no-inspector`).');

@@ -149,6 +149,8 @@ export interface InspectorConfig {
   readonly memoryMiB: number;
   /** Kept while no page is open too. */
   readonly history: boolean;
+  /** With history, requests a second kept whole while no page is open. */
+  readonly bodiesPerSecond: number;
 }
 
 export interface GroupLimits {

@@ -26,7 +26,7 @@ let page: EventStream;
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   inspector = createInspector({ capacity: 50 });
-  gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] });
+  gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.capturing, observers: [inspector.observer], mounts: [inspector.mount] });
   page = await openEvents(await signIn());
 });
 afterAll(async () => {
@@ -165,7 +165,7 @@ describe('history (inspector.history, the default): kept while nobody watches', 
   });
 
   it('keeps the last exchanges whole with no page open, so a page opened later reads them', async () => {
-    expect(kept.watching).toBe(false);
+    expect(kept.capturing).toBe(true);
     for (const content of ['one', 'two', 'three', 'four']) {
       const res = await call(`${gw3.url}/v1/chat/completions`, {
         headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
@@ -185,6 +185,52 @@ describe('history (inspector.history, the default): kept while nobody watches', 
       expect(d.exchange.response?.body.json).toMatchObject({ object: 'chat.completion' });
     }
     expect(bodies).toEqual(['four', 'three', 'two'].map((content) => ({ model: 'gpt-test', messages: [{ role: 'user', content }] })));
+  });
+});
+
+describe('history past inspector.bodiesPerSecond: rows for every request, bodies for as many as the rate allows', () => {
+  let rated: Inspector;
+  let gw4: TestGateway;
+  beforeAll(async () => {
+    rated = createInspector({ capacity: 10, bodiesPerSecond: 1 });
+    gw4 = await startGateway(testConfig(upstream.url), inspectorWiring(rated));
+  });
+  afterAll(async () => {
+    rated.close();
+    await gw4.close();
+  });
+  const chat4 = (content: string) =>
+    call(`${gw4.url}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+    });
+
+  it('keeps one of a burst of three whole and the other two as rows, and every one whole while a page is open', async () => {
+    const statuses = await Promise.all(['a', 'b', 'c'].map(async (content) => (await chat4(content)).status));
+    expect(statuses).toEqual([200, 200, 200]);
+    const signedIn = await call(rated.link(gw4.url), { method: 'GET' });
+    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
+    const rows = async () => ((await call(`${gw4.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList).exchanges;
+    const detail = async (id: string) => (await call(`${gw4.url}/_inspector/api/exchanges/${id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
+    const burst = await rows();
+    expect(burst.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(burst.filter((r) => r.bodiesSkipped).length).toBe(2);
+    const whole = burst.find((r) => !r.bodiesSkipped)!;
+    expect((await detail(whole.id)).exchange.request?.body.json).toMatchObject({ model: 'gpt-test' });
+    for (const row of burst.filter((r) => r.bodiesSkipped)) {
+      const d = await detail(row.id);
+      expect(d.exchange.request).toBeUndefined();
+      expect(d.summary).toMatchObject({ model: 'gpt-test', status: 200, bodiesSkipped: true });
+    }
+
+    // The bucket is empty; with a page open every exchange is kept whole all the same.
+    const events = await openEvents(cookie, gw4.url);
+    await events.next((e) => e.type === 'hello');
+    for (const content of ['d', 'e', 'f']) expect((await chat4(content)).status).toBe(200);
+    const watchedRows = (await rows()).slice(0, 3);
+    expect(watchedRows.map((r) => r.bodiesSkipped ?? false)).toEqual([false, false, false]);
+    for (const row of watchedRows) expect((await detail(row.id)).exchange.request?.body.json).toMatchObject({ model: 'gpt-test' });
+    events.close();
   });
 });
 
@@ -219,7 +265,7 @@ describe('without history: capturing only while someone watches', () => {
   it('keeps nothing while no page is open, each exchange whole while one is, and nothing again a grace period after it goes', async () => {
     const signIn2 = await call(watched.link(gw2.url), { method: 'GET' });
     const cookie = String(signIn2.headers['set-cookie']).split(';')[0]!;
-    expect(watched.watching).toBe(false);
+    expect(watched.capturing).toBe(false);
 
     expect((await chat2('nobody looks')).status).toBe(200);
     expect(upstream.last().json).toMatchObject({ messages: [{ content: 'nobody looks' }] });
@@ -227,7 +273,7 @@ describe('without history: capturing only while someone watches', () => {
 
     const events = await openEvents(cookie, gw2.url);
     await events.next((e) => e.type === 'hello');
-    expect(watched.watching).toBe(true);
+    expect(watched.capturing).toBe(true);
     expect((await chat2('someone looks')).status).toBe(200);
     const rows = (await list(cookie)).exchanges;
     expect(rows).toHaveLength(1);
@@ -238,7 +284,7 @@ describe('without history: capturing only while someone watches', () => {
 
     // The page goes (a reload reconnects within the grace period); after it, nothing is kept again.
     events.close();
-    await until(() => !watched.watching, 10_000);
+    await until(() => !watched.capturing, 10_000);
     expect((await chat2('gone again')).status).toBe(200);
     expect((await list(cookie)).exchanges.map((r) => r.id)).toEqual([rows[0]!.id]);
   });

@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exchangeJson, type ExchangeJson } from '../log/exchange-json.js';
 import type { Mount, RequestObserver } from '../pipeline/context.js';
+import type { RequestRecord } from '../log/record.js';
 import { loadAssets, type PageAssets } from './assets.js';
 import { cookieName, createAuth, readCookie, sessionCookie, type AuthOptions } from './auth.js';
 import { CONTENT_SECURITY_POLICY, PAGE_HTML } from './page-html.js';
@@ -27,9 +28,11 @@ import { isLoopback, isOwnOrigin } from '../server/host-guard.js';
 import { readSignIn, SIGN_IN_CSP, signInPage, wrongKeyThrottle } from './sign-in.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
+import { bodyRate } from './body-rate.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
 
 export const INSPECTOR_PREFIX = '/_inspector';
+export const DEFAULT_BODIES_PER_SECOND = 20;
 
 export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions {
   /** `recording`: a file's exchanges, no live traffic. */
@@ -45,9 +48,11 @@ export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions
   readonly signIn?: (key: string) => boolean;
   /**
    * Keep the recent past while no page is open (`inspector.history`, default true): every request
-   * is captured and kept, so a page opened later shows it. False: only while a page is open.
+   * is kept, so a page opened later shows it. False: only while a page is open.
    */
   readonly history?: boolean;
+  /** With history, how many requests a second are kept whole while no page is open; the rest keep their row (body-rate.ts). */
+  readonly bodiesPerSecond?: number;
   /**
    * The key that gets a fresh one-time link from `POST /_inspector/link` over loopback (`link-key.ts`).
    * Absent: no link but the printed one.
@@ -64,11 +69,12 @@ export interface Inspector {
   /** Give to createGateway's `mounts`. */
   readonly mount: Mount;
   /**
-   * A page is open (or one left less than `watchGraceMs` ago). Without history, give to createGateway's
-   * `captureWhile`: only requests that start while this holds are kept, and captured whole.
+   * A request starting now is to be captured whole: a page is open (or one left less than
+   * `watchGraceMs` ago), or, with history, the request may be kept whole (`bodiesPerSecond`).
+   * Give to createGateway's `captureWhile`.
    */
-  readonly watching: boolean;
-  /** Every request is kept and captured (`history`): give createGateway a fixed `captureLimit` instead. */
+  readonly capturing: boolean;
+  /** Every request is kept, whole or as its row (`history`). */
   readonly history: boolean;
   /** A new one-time link to the page on the server at `baseUrl`. */
   link(baseUrl: string): string;
@@ -112,15 +118,31 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   // Once a page has left, a reload within the grace period still counts as watching (before any has, `lastLeftAt` is -Infinity).
   const watching = () => hub.watching || performance.now() - hub.lastLeftAt < graceMs;
   // With history, every request is kept once it ends, packed (packed.ts) so that holding a few hundred
-  // costs the garbage collector little; a request gets a pending row only while a page is open to see
-  // it. Without history, nothing is kept while no page is open, not even a row.
+  // costs the garbage collector little, its bodies too while the rate allows; a request gets a pending
+  // row only while a page is open to see it. Without history, nothing is kept while no page is open,
+  // not even a row.
+  const rate = bodyRate(options.bodiesPerSecond ?? DEFAULT_BODIES_PER_SECOND);
+  // Requests in flight that the rate allowed to be kept whole: taken when the request starts, right
+  // after `capturing` found the rate open, so that the requests starting together do not all count
+  // on one allowance. Few at a time (none, mostly): the lookup at a request's end is skipped then.
+  const whole = new WeakSet<RequestRecord>();
+  let wholeInFlight = 0;
+  const allowedWhole = (record: RequestRecord) => {
+    if (wholeInFlight === 0 || !whole.delete(record)) return false;
+    wholeInFlight--;
+    return true;
+  };
   const observer: RequestObserver = history
     ? {
         requestStarted(record) {
           if (hub.watching) push(store.addLive(record));
+          else if (record.exchange !== undefined && rate.take()) {
+            whole.add(record);
+            wholeInFlight++;
+          }
         },
         requestEnded(record) {
-          push(store.endLive(record) ?? store.addEnded(record));
+          push(store.endLive(record) ?? store.addEnded(record, allowedWhole(record) || (record.exchange !== undefined && watching())));
         },
       }
     : {
@@ -271,8 +293,8 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
     get size() {
       return store.size;
     },
-    get watching() {
-      return watching();
+    get capturing() {
+      return watching() || (history && rate.open());
     },
     history,
     close: () => hub.close(),

@@ -166,12 +166,14 @@ function unpackAttemptBody(p: PackedBody | PackedDelta, client: CapturedBody): C
   return { chunks: [{ t: p.t, data }], truncated: p.truncated, ...(p.parsedJson ? { parsedJson: true as const } : {}) };
 }
 
-export function packRecord(record: RequestRecord, arena: Arena): PackedRecord {
+/** `bodies` false: the facts alone, whatever was captured. */
+export function packRecord(record: RequestRecord, arena: Arena, bodies = true): PackedRecord {
   // The copy leaves the captured exchange, with its chunk lists, to be collected with the request.
-  // Nor is its trace kept: the spans have ended with the request.
-  const facts: RequestRecord = { ...record, exchange: undefined, trace: undefined };
+  // Nor is its trace kept: the spans have ended with the request. A record with neither (most, with
+  // history's rate) is kept as it is: nothing writes to it once its request has ended.
+  const facts: RequestRecord = record.exchange === undefined && record.trace === undefined ? record : { ...record, exchange: undefined, trace: undefined };
   const x = record.exchange;
-  if (!x) return { facts, exchange: undefined, bytes: 0, firstAt: 0 };
+  if (!x || !bodies) return { facts, exchange: undefined, bytes: 0, firstAt: 0 };
   const request = packBody(x.request, arena);
   let bytes = request.length;
   const attempts = x.attempts.map((a): PackedAttempt => {

@@ -23,7 +23,7 @@ const advance = (ms: number) => (t += ms);
 beforeAll(async () => {
   upstream = await startFakeUpstream();
   inspector = createInspector({ sessionIdleMs: IDLE, sessionMaxMs: MAX, heartbeatMs: 50, now: () => t });
-  gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.watching, observers: [inspector.observer], mounts: [inspector.mount] });
+  gw = await startGateway(testConfig(upstream.url), { captureWhile: () => inspector.capturing, observers: [inspector.observer], mounts: [inspector.mount] });
 });
 afterAll(async () => {
   inspector.close();

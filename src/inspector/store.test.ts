@@ -147,7 +147,7 @@ describe('the inspector store', () => {
     const records = [record(100), record(100), record(100)];
     for (const i of liveOnes) store.addLive(records[i]!);
     // History: the end of a request that had no live entry keeps it as the newest.
-    for (const r of records) expect(store.endLive(r) ?? store.addEnded(r)).toMatchObject({ id: r.id, kind: 'kept' });
+    for (const r of records) expect(store.endLive(r) ?? store.addEnded(r, true)).toMatchObject({ id: r.id, kind: 'kept' });
     for (const r of records) expect(store.get(r.id)).toMatchObject({ id: r.id, kind: 'kept' });
     expect(store.get('req_none')).toBeUndefined();
     const live = new Set(liveOnes);
@@ -155,7 +155,7 @@ describe('the inspector store', () => {
     const expected = [...records.filter((_, i) => live.has(i)), ...records.filter((_, i) => !live.has(i))].map((r) => r.id).reverse();
     expect(ids(store)).toEqual(expected);
     // Dropping kept entries leaves nothing behind to find.
-    for (let i = 0; i < 3; i++) store.addEnded(record());
+    for (let i = 0; i < 3; i++) store.addEnded(record(), true);
     for (const r of records) expect(store.get(r.id)).toBeUndefined();
     expect(store.evicted).toBe(3);
   });
@@ -168,7 +168,7 @@ describe('the inspector store', () => {
     store.addLive(b);
     expect(store.endLive(a)).toBeUndefined();
     expect(ids(store)).toEqual([b.id]);
-    expect(store.addEnded(a).id).toBe(a.id);
+    expect(store.addEnded(a, true).id).toBe(a.id);
     // b's live entry went with a's arrival; its end finds nothing live.
     expect(store.endLive(b)).toBeUndefined();
     expect(ids(store)).toEqual([a.id]);

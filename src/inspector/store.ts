@@ -32,7 +32,15 @@ interface Slot {
 
 export type StoreEntry =
   | (Slot & { readonly kind: 'live'; readonly id: string; readonly record: RequestRecord; readonly ended: false })
-  | (Slot & { readonly kind: 'kept'; readonly id: string; readonly packed: PackedRecord; readonly arena: Arena; readonly ended: true })
+  | (Slot & {
+      readonly kind: 'kept';
+      readonly id: string;
+      readonly packed: PackedRecord;
+      readonly arena: Arena;
+      readonly ended: true;
+      /** Its row only: history kept as many requests whole as `inspector.bodiesPerSecond` allows (body-rate.ts). */
+      readonly bodiesSkipped: boolean;
+    })
   | (Slot & { readonly kind: 'recorded'; readonly id: string; json: ExchangeJson; readonly ended: true; bodiesDropped: boolean });
 
 export interface StoreOptions {
@@ -52,8 +60,8 @@ export interface Store {
   addLive(record: RequestRecord): StoreEntry;
   /** The request has ended: its live entry is packed; returns it unless it was never added or already dropped. */
   endLive(record: RequestRecord): StoreEntry | undefined;
-  /** A request that had no live entry has ended (history): packed and kept as the newest. */
-  addEnded(record: RequestRecord): StoreEntry;
+  /** A request that had no live entry has ended (history): packed and kept as the newest, its bodies only when `whole`. */
+  addEnded(record: RequestRecord, whole: boolean): StoreEntry;
   addRecorded(json: ExchangeJson, bytes: number): StoreEntry;
   /** The facts of an exchange from before a restart (`from-ledger.ts`): a row without bodies, so marked. */
   addRestored(json: ExchangeJson): StoreEntry;
@@ -74,6 +82,10 @@ export function summaryOf(entry: StoreEntry): ExchangeSummary {
       entry.summary ??= withDropped(summaryOfJson(entry.json), entry.bodiesDropped);
       return entry.summary;
     case 'kept': {
+      if (entry.bodiesSkipped) {
+        entry.summary ??= { ...summaryOfRecord(entry.packed.facts, false), bodiesSkipped: true };
+        return entry.summary;
+      }
       const held = bodiesHeld(entry.packed, entry.arena);
       if (entry.summary && (held || entry.summary.bodiesDropped)) return entry.summary;
       const base = entry.summary ?? summaryOfRecord(unpackRecord(entry.packed, entry.arena), false);
@@ -160,7 +172,16 @@ export function createStore(options: StoreOptions = {}): Store {
     return entry;
   };
   // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
-  const kept = (record: RequestRecord, seq: number): StoreEntry => ({ kind: 'kept', id: record.id, seq, packed: packRecord(record, arena), arena, ended: true, bytes: ENTRY_OVERHEAD });
+  const kept = (record: RequestRecord, seq: number, whole: boolean): StoreEntry => ({
+    kind: 'kept',
+    id: record.id,
+    seq,
+    packed: packRecord(record, arena, whole),
+    arena,
+    ended: true,
+    bodiesSkipped: !whole,
+    bytes: ENTRY_OVERHEAD,
+  });
   const findKept = (id: string): StoreEntry | undefined => {
     for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
       const e = slots[seq % capacity];
@@ -192,12 +213,12 @@ export function createStore(options: StoreOptions = {}): Store {
       if (found?.kind !== 'live') return undefined;
       byId.delete(found.id);
       live--;
-      const entry = kept(record, found.seq);
+      const entry = kept(record, found.seq, true);
       slots[found.seq % capacity] = entry;
       return entry;
     },
-    addEnded(record) {
-      return push((seq) => kept(record, seq));
+    addEnded(record, whole) {
+      return push((seq) => kept(record, seq, whole));
     },
     addRecorded(json, size) {
       let id = json.id;

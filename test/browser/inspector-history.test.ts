@@ -126,3 +126,31 @@ describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector: history and the list\'s
     await context.close();
   });
 });
+
+describe.skipIf(!HAS_CHROMIUM)(suiteName('the inspector: history past inspector.bodiesPerSecond'), () => {
+  let env: InspectedGateway;
+
+  beforeAll(async () => {
+    // Rows only while no page is open.
+    env = await startInspected({ bodiesPerSecond: 0 }, { providers: { echo: { type: 'echo' } }, models: { echo: { provider: 'echo' } }, keyGroups: { dev: { keys: [GATEWAY_KEY], models: ['*'] } } });
+    const res = await call(`${env.gw.url}/v1/messages`, {
+      headers: { 'x-api-key': GATEWAY_KEY, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'echo', max_tokens: 10, messages: [{ role: 'user', content: 'kept as a row only' }] }),
+    });
+    expect(res.status).toBe(200);
+  });
+  afterAll(() => env?.close());
+
+  it('shows the row of an exchange kept without its bodies, and says why in its detail view', async () => {
+    const { page, context, errors } = await newPage(env.browser, { width: 1280 });
+    await page.goto(env.inspector.link(env.gw.url));
+    const row = page.locator('tr.row');
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    expect(await row.first().locator('.col-status .badge').textContent()).toBe('200');
+    await row.first().locator('a').click();
+    await expect(page.locator('p.muted', { hasText: 'Only the facts of this exchange were kept' }).textContent()).resolves.toContain('inspector.bodiesPerSecond');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

@@ -23,16 +23,16 @@ describe("serve's inspector flags", () => {
   });
 
   it.each([
-    ['the config alone', {}, { capacity: 40, maxBytes: 2 * 1024 * 1024, history: false }],
-    ['--inspector-keep and --inspector-memory over the config', { inspectorKeep: 7, inspectorMemory: 3 }, { capacity: 7, maxBytes: 3 * 1024 * 1024, history: false }],
-    ['--inspector-history over the config', { inspectorHistory: true }, { capacity: 40, maxBytes: 2 * 1024 * 1024, history: true }],
-  ])('inspector.keep, inspector.memoryMiB, inspector.history: %s', (_, flags, options) => {
-    expect(inspectorOptions({ color: false, ...flags }, { keep: 40, memoryMiB: 2, history: false })).toEqual(options);
+    ['the config alone', {}, { capacity: 40, maxBytes: 2 * 1024 * 1024, history: false, bodiesPerSecond: 5 }],
+    ['--inspector-keep and --inspector-memory over the config', { inspectorKeep: 7, inspectorMemory: 3 }, { capacity: 7, maxBytes: 3 * 1024 * 1024, history: false, bodiesPerSecond: 5 }],
+    ['--inspector-history over the config', { inspectorHistory: true }, { capacity: 40, maxBytes: 2 * 1024 * 1024, history: true, bodiesPerSecond: 5 }],
+  ])('inspector.keep, inspector.memoryMiB, inspector.history, inspector.bodiesPerSecond: %s', (_, flags, options) => {
+    expect(inspectorOptions({ color: false, ...flags }, { keep: 40, memoryMiB: 2, history: false, bodiesPerSecond: 5 })).toEqual(options);
   });
 
   it('--no-inspector-history over a config that keeps history; neither flag leaves the config as it is', () => {
-    expect(inspectorOptions({ color: false, inspectorHistory: false }, { keep: 40, memoryMiB: 2, history: true }).history).toBe(false);
-    expect(inspectorOptions({ color: false }, { keep: 40, memoryMiB: 2, history: true }).history).toBe(true);
+    expect(inspectorOptions({ color: false, inspectorHistory: false }, { keep: 40, memoryMiB: 2, history: true, bodiesPerSecond: 20 }).history).toBe(false);
+    expect(inspectorOptions({ color: false }, { keep: 40, memoryMiB: 2, history: true, bodiesPerSecond: 20 }).history).toBe(true);
     expect(inspectorOptions({ color: false, inspectorHistory: true }).history).toBe(true);
   });
 });

@@ -14,7 +14,7 @@ import { createInspector, type Inspector, type InspectorOptions } from '../../in
 import { mayInspect } from '../../inspector/sign-in.js';
 import { ledgerFacts, readLedgerTail } from '../../inspector/from-ledger.js';
 import { clearLinkKey, linkKeyFile, newLinkKey, writeLinkKey } from '../../inspector/link-key.js';
-import { createGateway, DEFAULT_CAPTURE_LIMIT, type Gateway, type GatewayOptions } from '../../server/gateway.js';
+import { createGateway, type Gateway, type GatewayOptions } from '../../server/gateway.js';
 import { DEFAULT_HOST } from '../../config/defaults.js';
 import { dataDir, ledgerDir } from '../../storage/data-dir.js';
 import { loadInstallSecret } from '../../storage/install-secret.js';
@@ -86,8 +86,8 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     ...(flags.logFile !== undefined ? { logFile: flags.logFile } : {}),
     ...(flags.logBodies === false ? { logBodies: false } : {}),
   });
-  // On unless --no-inspector. With `inspector.history` (the default) it captures and keeps every request;
-  // without, only while a page is open (see captureWhile).
+  // On unless --no-inspector. With `inspector.history` (the default) it keeps every request, whole as
+  // `inspector.bodiesPerSecond` allows; without, only while a page is open (see inspectorWiring).
   // A key may sign in to the inspector as the config being served says (read at each sign-in, so a reload counts).
   let served: () => Config | undefined = () => undefined;
   // `status --link` asks for a fresh link with this key, written for the local user once the port is known.
@@ -237,10 +237,9 @@ function keepLinkKey(file: string, key: string, logger: Logger): string | undefi
   }
 }
 
-/** What createGateway is given for the inspector: a capture limit for every request with history, else capture while watched. */
-export function inspectorWiring(inspector: Inspector): Pick<GatewayOptions, 'captureLimit' | 'captureWhile' | 'observers' | 'mounts'> {
-  const capture = inspector.history ? { captureLimit: DEFAULT_CAPTURE_LIMIT } : { captureWhile: () => inspector.watching };
-  return { ...capture, observers: [inspector.observer], mounts: [inspector.mount] };
+/** What createGateway is given for the inspector: capture while it says so (a page open, or history's rate). */
+export function inspectorWiring(inspector: Inspector): Pick<GatewayOptions, 'captureWhile' | 'observers' | 'mounts'> {
+  return { captureWhile: () => inspector.capturing, observers: [inspector.observer], mounts: [inspector.mount] };
 }
 
 /** The inspector's settings from the config's `inspector` section and serve's flags (which win), in the units they are given in (MiB, KiB, hours). */
@@ -248,10 +247,12 @@ export function inspectorOptions(flags: ServeFlags, settings?: InspectorConfig):
   const keep = flags.inspectorKeep ?? settings?.keep;
   const memoryMiB = flags.inspectorMemory ?? settings?.memoryMiB;
   const history = flags.inspectorHistory ?? settings?.history;
+  const bodiesPerSecond = settings?.bodiesPerSecond;
   return {
     ...(keep !== undefined ? { capacity: keep } : {}),
     ...(memoryMiB !== undefined ? { maxBytes: memoryMiB * 1024 * 1024 } : {}),
     ...(history !== undefined ? { history } : {}),
+    ...(bodiesPerSecond !== undefined ? { bodiesPerSecond } : {}),
     ...(flags.inspectorStreamBuffer !== undefined ? { maxBufferedBytes: flags.inspectorStreamBuffer * 1024 } : {}),
     ...(flags.inspectorSessionIdle !== undefined ? { sessionIdleMs: flags.inspectorSessionIdle * HOUR_MS } : {}),
     ...(flags.inspectorSessionMax !== undefined ? { sessionMaxMs: flags.inspectorSessionMax * HOUR_MS } : {}),

@@ -68,6 +68,8 @@ export interface ExchangeSummary {
   readonly truncated?: true;
   /** The bodies were let go to make room for newer exchanges' (the facts stay). */
   readonly bodiesDropped?: true;
+  /** Only the facts were kept: it passed while no page was open, past `inspector.bodiesPerSecond`. */
+  readonly bodiesSkipped?: true;
   /** From before the gateway restarted: its facts as the usage ledger kept them, never its bodies. */
   readonly restored?: true;
 }

@@ -91,7 +91,13 @@ function render({ summary: s, exchange: x, conversation }: ExchangeDetail): Chil
     ? h('p', { class: 'muted' }, 'From before the gateway restarted: the usage ledger keeps the facts of a request, never its bodies.')
     : s.bodiesDropped
       ? h('p', { class: 'muted' }, 'The bodies of this exchange were let go to make room for newer ones (inspector.memoryMiB); its facts stay.')
-      : null;
+      : s.bodiesSkipped
+        ? h(
+            'p',
+            { class: 'muted' },
+            'Only the facts of this exchange were kept: it passed while no page was open, when more requests a second came than inspector.bodiesPerSecond keeps whole. With a page open, every exchange is kept whole.',
+          )
+        : null;
 
   const rawParts: Child[] = [
     attempts.length > 1
