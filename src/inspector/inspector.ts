@@ -124,25 +124,16 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   const rate = bodyRate(options.bodiesPerSecond ?? DEFAULT_BODIES_PER_SECOND);
   // Requests in flight that the rate allowed to be kept whole: taken when the request starts, right
   // after `capturing` found the rate open, so that the requests starting together do not all count
-  // on one allowance. Few at a time (none, mostly): the lookup at a request's end is skipped then.
+  // on one allowance.
   const whole = new WeakSet<RequestRecord>();
-  let wholeInFlight = 0;
-  const allowedWhole = (record: RequestRecord) => {
-    if (wholeInFlight === 0 || !whole.delete(record)) return false;
-    wholeInFlight--;
-    return true;
-  };
   const observer: RequestObserver = history
     ? {
         requestStarted(record) {
           if (hub.watching) push(store.addLive(record));
-          else if (record.exchange !== undefined && rate.take()) {
-            whole.add(record);
-            wholeInFlight++;
-          }
+          else if (record.exchange !== undefined && rate.take()) whole.add(record);
         },
         requestEnded(record) {
-          push(store.endLive(record) ?? store.addEnded(record, allowedWhole(record) || (record.exchange !== undefined && watching())));
+          push(store.endLive(record) ?? store.addEnded(record, whole.delete(record) || (record.exchange !== undefined && watching())));
         },
       }
     : {
