@@ -152,34 +152,45 @@ describe('the data', () => {
   });
 });
 
+/** A gateway of its own, wired to `watcher` as serve wires it, and the calls a test makes to it. */
+async function inspectedGateway(watcher: Inspector) {
+  const own = await startGateway(testConfig(upstream.url), inspectorWiring(watcher));
+  return {
+    gw: own,
+    chat: (content: string, extra: Record<string, string> = {}) =>
+      call(`${own.url}/v1/chat/completions`, {
+        headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', ...extra },
+        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
+      }),
+    /** Opens a one-time link; the cookie it sets, as a request header. */
+    signIn: async () => String((await call(watcher.link(own.url), { method: 'GET' })).headers['set-cookie']).split(';')[0]!,
+    rows: async (cookie: string) => ((await call(`${own.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList).exchanges,
+    detail: async (cookie: string, id: string) => (await call(`${own.url}/_inspector/api/exchanges/${id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail,
+  };
+}
+type InspectedGateway = Awaited<ReturnType<typeof inspectedGateway>>;
+
 describe('history (inspector.history, the default): kept while nobody watches', () => {
   let kept: Inspector;
-  let gw3: TestGateway;
+  let g: InspectedGateway;
   beforeAll(async () => {
     kept = createInspector({ capacity: 3 });
-    gw3 = await startGateway(testConfig(upstream.url), inspectorWiring(kept));
+    g = await inspectedGateway(kept);
   });
   afterAll(async () => {
     kept.close();
-    await gw3.close();
+    await g.gw.close();
   });
 
   it('keeps the last exchanges whole with no page open, so a page opened later reads them', async () => {
     expect(kept.capturing).toBe(true);
-    for (const content of ['one', 'two', 'three', 'four']) {
-      const res = await call(`${gw3.url}/v1/chat/completions`, {
-        headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
-      });
-      expect(res.status).toBe(200);
-    }
-    const signedIn = await call(kept.link(gw3.url), { method: 'GET' });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
-    const rows = ((await call(`${gw3.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList).exchanges;
+    for (const content of ['one', 'two', 'three', 'four']) expect((await g.chat(content)).status).toBe(200);
+    const cookie = await g.signIn();
+    const rows = await g.rows(cookie);
     expect(rows.map((r) => r.status)).toEqual([200, 200, 200]);
     const bodies: unknown[] = [];
     for (const r of rows) {
-      const d = (await call(`${gw3.url}/_inspector/api/exchanges/${r.id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
+      const d = await g.detail(cookie, r.id);
       bodies.push(d.exchange.request?.body.json);
       expect(d.exchange.attempts?.[0]?.body.json).toMatchObject({ model: 'gpt-upstream' });
       expect(d.exchange.response?.body.json).toMatchObject({ object: 'chat.completion' });
@@ -190,71 +201,55 @@ describe('history (inspector.history, the default): kept while nobody watches', 
 
 describe('history past inspector.bodiesPerSecond: rows for every request, bodies for as many as the rate allows', () => {
   let rated: Inspector;
-  let gw4: TestGateway;
+  let g: InspectedGateway;
   beforeAll(async () => {
     rated = createInspector({ capacity: 10, bodiesPerSecond: 1 });
-    gw4 = await startGateway(testConfig(upstream.url), inspectorWiring(rated));
+    g = await inspectedGateway(rated);
   });
   afterAll(async () => {
     rated.close();
-    await gw4.close();
+    await g.gw.close();
   });
-  const chat4 = (content: string) =>
-    call(`${gw4.url}/v1/chat/completions`, {
-      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
-    });
 
   it('keeps one of a burst of three whole and the other two as rows, and every one whole while a page is open', async () => {
-    const statuses = await Promise.all(['a', 'b', 'c'].map(async (content) => (await chat4(content)).status));
+    const statuses = await Promise.all(['a', 'b', 'c'].map(async (content) => (await g.chat(content)).status));
     expect(statuses).toEqual([200, 200, 200]);
-    const signedIn = await call(rated.link(gw4.url), { method: 'GET' });
-    const cookie = String(signedIn.headers['set-cookie']).split(';')[0]!;
-    const rows = async () => ((await call(`${gw4.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList).exchanges;
-    const detail = async (id: string) => (await call(`${gw4.url}/_inspector/api/exchanges/${id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
-    const burst = await rows();
+    const cookie = await g.signIn();
+    const burst = await g.rows(cookie);
     expect(burst.map((r) => r.status)).toEqual([200, 200, 200]);
     expect(burst.filter((r) => r.bodiesSkipped).length).toBe(2);
     const whole = burst.find((r) => !r.bodiesSkipped)!;
-    expect((await detail(whole.id)).exchange.request?.body.json).toMatchObject({ model: 'gpt-test' });
+    expect((await g.detail(cookie, whole.id)).exchange.request?.body.json).toMatchObject({ model: 'gpt-test' });
     for (const row of burst.filter((r) => r.bodiesSkipped)) {
-      const d = await detail(row.id);
+      const d = await g.detail(cookie, row.id);
       expect(d.exchange.request).toBeUndefined();
       expect(d.summary).toMatchObject({ model: 'gpt-test', status: 200, bodiesSkipped: true });
     }
 
     // The bucket is empty; with a page open every exchange is kept whole all the same.
-    const events = await openEvents(cookie, gw4.url);
+    const events = await openEvents(cookie, g.gw.url);
     await events.next((e) => e.type === 'hello');
-    for (const content of ['d', 'e', 'f']) expect((await chat4(content)).status).toBe(200);
-    const watchedRows = (await rows()).slice(0, 3);
+    for (const content of ['d', 'e', 'f']) expect((await g.chat(content)).status).toBe(200);
+    const watchedRows = (await g.rows(cookie)).slice(0, 3);
     expect(watchedRows.map((r) => r.bodiesSkipped ?? false)).toEqual([false, false, false]);
-    for (const row of watchedRows) expect((await detail(row.id)).exchange.request?.body.json).toMatchObject({ model: 'gpt-test' });
+    for (const row of watchedRows) expect((await g.detail(cookie, row.id)).exchange.request?.body.json).toMatchObject({ model: 'gpt-test' });
     events.close();
   });
 });
 
 describe('without history: capturing only while someone watches', () => {
   let watched: Inspector;
-  let gw2: TestGateway;
+  let g: InspectedGateway;
   beforeAll(async () => {
     watched = createInspector({ watchGraceMs: 2000, history: false });
-    // As serve wires it.
-    gw2 = await startGateway(testConfig(upstream.url), inspectorWiring(watched));
+    g = await inspectedGateway(watched);
   });
   afterAll(async () => {
     watched.close();
-    await gw2.close();
+    await g.gw.close();
   });
 
-  const chat2 = (content: string) =>
-    call(`${gw2.url}/v1/chat/completions`, {
-      headers: { authorization: `Bearer ${GATEWAY_KEY}`, 'content-type': 'application/json', 'user-agent': 'claude-cli/2.1.330 (external, cli)', 'x-claude-code-session-id': 'sess-1' },
-      body: JSON.stringify({ model: 'gpt-test', messages: [{ role: 'user', content }] }),
-    });
-  const list = async (cookie: string) => (await call(`${gw2.url}/_inspector/api/exchanges`, { method: 'GET', headers: { cookie } })).json as ExchangeList;
-  const detail = async (cookie: string, id: string) =>
-    (await call(`${gw2.url}/_inspector/api/exchanges/${id}`, { method: 'GET', headers: { cookie } })).json as ExchangeDetail;
+  const chat2 = (content: string) => g.chat(content, { 'user-agent': 'claude-cli/2.1.330 (external, cli)', 'x-claude-code-session-id': 'sess-1' });
   const until = async (done: () => boolean, ms: number) => {
     for (const end = Date.now() + ms; !done(); ) {
       if (Date.now() > end) throw new Error('timed out');
@@ -263,22 +258,21 @@ describe('without history: capturing only while someone watches', () => {
   };
 
   it('keeps nothing while no page is open, each exchange whole while one is, and nothing again a grace period after it goes', async () => {
-    const signIn2 = await call(watched.link(gw2.url), { method: 'GET' });
-    const cookie = String(signIn2.headers['set-cookie']).split(';')[0]!;
+    const cookie = await g.signIn();
     expect(watched.capturing).toBe(false);
 
     expect((await chat2('nobody looks')).status).toBe(200);
     expect(upstream.last().json).toMatchObject({ messages: [{ content: 'nobody looks' }] });
-    expect((await list(cookie)).exchanges).toEqual([]);
+    expect(await g.rows(cookie)).toEqual([]);
 
-    const events = await openEvents(cookie, gw2.url);
+    const events = await openEvents(cookie, g.gw.url);
     await events.next((e) => e.type === 'hello');
     expect(watched.capturing).toBe(true);
     expect((await chat2('someone looks')).status).toBe(200);
-    const rows = (await list(cookie)).exchanges;
+    const rows = await g.rows(cookie);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ status: 200, sessionId: 'sess-1', client: { kind: 'claude-code' } });
-    const seen = await detail(cookie, rows[0]!.id);
+    const seen = await g.detail(cookie, rows[0]!.id);
     expect(seen.exchange.request?.body.json).toMatchObject({ messages: [{ content: 'someone looks' }] });
     expect(seen.exchange.attempts?.[0]?.body.json).toMatchObject({ model: 'gpt-upstream' });
 
@@ -286,7 +280,7 @@ describe('without history: capturing only while someone watches', () => {
     events.close();
     await until(() => !watched.capturing, 10_000);
     expect((await chat2('gone again')).status).toBe(200);
-    expect((await list(cookie)).exchanges.map((r) => r.id)).toEqual([rows[0]!.id]);
+    expect((await g.rows(cookie)).map((r) => r.id)).toEqual([rows[0]!.id]);
   });
 });
 
