@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeUpstream, type FakeUpstream } from '../../test/helpers/fake-upstream.js';
 import { call } from '../../test/helpers/http.js';
-import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type TestGateway } from '../../test/helpers/start-gateway.js';
+import { GATEWAY_KEY, PROVIDER_ANTHROPIC_KEY, PROVIDER_OPENAI_KEY, startGateway, testConfig, waitForLines, type StartOptions, type TestGateway } from '../../test/helpers/start-gateway.js';
 import { createInspector, type Inspector } from './inspector.js';
 import { inspectorWiring } from '../cli/commands/serve.js';
 import { curlCommand } from './common/curl.js';
@@ -153,8 +153,8 @@ describe('the data', () => {
 });
 
 /** A gateway of its own, wired to `watcher` as serve wires it, and the calls a test makes to it. */
-async function inspectedGateway(watcher: Inspector) {
-  const own = await startGateway(testConfig(upstream.url), inspectorWiring(watcher));
+async function inspectedGateway(watcher: Inspector, options: StartOptions = {}) {
+  const own = await startGateway(testConfig(upstream.url), { ...options, ...inspectorWiring(watcher) });
   return {
     gw: own,
     chat: (content: string, extra: Record<string, string> = {}) =>
@@ -199,12 +199,16 @@ describe('history (inspector.history, the default): kept while nobody watches', 
   });
 });
 
-describe('history past inspector.bodiesPerSecond: rows for every request, bodies for as many as the rate allows', () => {
+describe.each([
+  ['capturing only what the rate allows', {}],
+  // `--verbose` captures every request for the terminal: the rate still decides which the inspector keeps whole.
+  ['with every request captured for the log', { verbose: true }],
+] as const)('history past inspector.bodiesPerSecond, %s: rows for every request, bodies for as many as the rate allows', (_, options) => {
   let rated: Inspector;
   let g: InspectedGateway;
   beforeAll(async () => {
     rated = createInspector({ capacity: 10, bodiesPerSecond: 1 });
-    g = await inspectedGateway(rated);
+    g = await inspectedGateway(rated, options);
   });
   afterAll(async () => {
     rated.close();
