@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import type { Script } from '../limits/redis-scripts.js';
 import type { EndSender } from '../limits/redis-store.js';
 import type { RedisConnection } from '../state/redis-connection.js';
+import { UnreadableReply } from '../state/redis-errors.js';
 import type { BudgetCounter, BudgetDecision, BudgetStore, Reservation } from './budget-store.js';
 import { HOLD, RESERVE, SEED, SETTLE } from './redis-scripts.js';
 
@@ -145,7 +146,7 @@ export function createRedisBudgetStore(options: RedisBudgetStoreOptions): RedisB
         if (ok === 1) return reserved(counters, keys, id, send);
         const total = typeof spent === 'string' ? Number(spent) : Number.NaN;
         if (ok !== 0 || typeof index !== 'number' || !Number.isInteger(index) || index < 1 || index > counters.length || !Number.isFinite(total)) {
-          throw new Error('Redis answered the budget script with something else than its answer');
+          throw new UnreadableReply('budget');
         }
         return { ok: false, index: index - 1, spent: total / NANO };
       },

@@ -15,6 +15,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GroupLimits } from '../config/types.js';
 import type { RedisConnection } from '../state/redis-connection.js';
+import { UnreadableReply } from '../state/redis-errors.js';
 import type { Admission, Decision, LimitName, LimitStore } from './limit-store.js';
 import { ADMIT, END, REFRESH, type Script } from './redis-scripts.js';
 
@@ -148,7 +149,7 @@ export function createRedisLimitStore(options: RedisLimitStoreOptions): RedisLim
         if (ok === 1) return admitted(k, slot, limits.tokensPerMinute !== undefined, send);
         const limit = typeof which === 'number' ? REFUSED_BY[which - 1] : undefined;
         if (ok !== 0 || limit === undefined || typeof wait !== 'number' || !Number.isFinite(wait)) {
-          throw new Error('Redis answered the admission script with something else than its answer');
+          throw new UnreadableReply('admission');
         }
         return { ok: false, limit, value: limits[limit] ?? 0, retryAfterMs: Math.min(MINUTE_MS, Math.max(1, Math.ceil(wait))) };
       },

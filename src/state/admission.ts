@@ -16,6 +16,7 @@ import type { Admission, Decision, LimitStore } from '../limits/limit-store.js';
 import type { EndSender, RedisLimitStore } from '../limits/redis-store.js';
 import { ADMIT_RESERVE, END_SETTLE } from './admission-scripts.js';
 import type { RedisConnection } from './redis-connection.js';
+import { UnreadableReply } from './redis-errors.js';
 
 export type JointDecision =
   | { readonly ok: true; readonly admission: Admission; readonly reservation: Reservation }
@@ -86,14 +87,14 @@ export function jointStore(
     return scripted[ADMIT_RESERVE.name]!(keys.length, ...keys, ...l.args, ...b.args).then((reply): JointDecision => {
       if (Array.isArray(reply) && reply[0] === 2) {
         const refused = b.decided([0, reply[1], reply[2]]);
-        if (refused.ok) throw new Error('Redis answered the admission script with something else than its answer');
+        if (refused.ok) throw new UnreadableReply('admission');
         return { ok: false, by: 'budget', decision: refused };
       }
       const { ends, settles } = endsOf(l.keys);
       const admitted = l.decided(reply, ends);
       if (!admitted.ok) return { ok: false, by: 'limit', decision: admitted };
       const reserved = b.decided(reply, settles);
-      if (!reserved.ok) throw new Error('Redis answered the admission script with something else than its answer');
+      if (!reserved.ok) throw new UnreadableReply('admission');
       return { ok: true, admission: admitted.admission, reservation: reserved.reservation };
     });
   };

@@ -8,16 +8,26 @@
  * without waiting. While down, a PING each second finds out when Redis answers again (a stalled
  * Redis keeps its TCP connection, so a reconnect alone would not say). The client reconnects on
  * its own. The outage and its end are logged once each; the URL is shown without its password.
+ *
+ * A command Redis answers with an error of that command's own (a key of the wrong type, a script
+ * stopped on a value it cannot read) or with a reply the gateway cannot read is not an outage: the
+ * request it was for is decided by the policy, and Redis stays in use for the others. Marking it
+ * down would only have it found up again by the next PING, and down again by the next such command.
  */
 import type { Redis } from 'ioredis';
 import type { StateConfig } from '../config/types.js';
 import type { Logger } from '../log/logger.js';
 import { printable } from '../log/terminal-text.js';
 import { redisClientClass } from './redis-client.js';
+import { commandAlone } from './redis-errors.js';
 import { normalRedisUrl, shownRedisUrl } from './redis-url.js';
 
 /** How often a down Redis is asked whether it answers again. */
 const PROBE_EVERY_MS = 1000;
+/** How often one error of a command's own is logged again while it keeps happening. */
+const SAY_AGAIN_MS = 60_000;
+/** Errors of commands' own remembered for that; past it, all are forgotten. */
+const MAX_REMEMBERED = 32;
 /** The longest pause between reconnection attempts. */
 const MAX_RECONNECT_DELAY_MS = 2000;
 
@@ -25,7 +35,7 @@ export interface RedisConnection {
   readonly client: Redis;
   /** False from a failure until Redis answers again; while false the stores do not ask it. */
   readonly up: boolean;
-  /** A command failed (or timed out): Redis is down until it answers a PING. */
+  /** A command failed (or timed out): Redis is down until it answers a PING, unless the error was that command's alone. */
   failed(err: unknown): void;
   close(): Promise<void>;
 }
@@ -79,6 +89,17 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     }, PROBE_EVERY_MS).unref();
   };
 
+  /** When each error of a command's own was last logged. */
+  const said = new Map<string, number>();
+  const refused = (err: unknown) => {
+    const message = messageOf(err);
+    const now = performance.now();
+    if (now - (said.get(message) ?? Number.NEGATIVE_INFINITY) < SAY_AGAIN_MS) return;
+    if (said.size >= MAX_REMEMBERED) said.clear();
+    said.set(message, now);
+    logger.info(`Redis at ${where} answered a command with an error (${message}); the request it was for is decided as while Redis is down, and Redis stays in use for the others`);
+  };
+
   options.health?.(true);
   client.on('ready', markUp);
   // The client reports each failed attempt to reconnect; one line per outage is enough.
@@ -90,7 +111,7 @@ export function connectRedis(options: RedisConnectionOptions): RedisConnection {
     get up() {
       return up;
     },
-    failed: markDown,
+    failed: (err) => (commandAlone(err) ? refused(err) : markDown(err)),
     async close() {
       closed = true;
       clearInterval(probe);

@@ -198,6 +198,29 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     expect(await chat(gw.url)).toEqual({ status: 200 });
   });
 
+  it("a command Redis refuses on its own (a key of another type where the group's slots are) is decided by the policy for its request alone: Redis stays in use, and the error is logged once", async () => {
+    const config = sharedConfig({ concurrentRequests: 1 });
+    const gw = await startGateway(config);
+    running.push(gw);
+    sent = 0;
+    const slots = `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`;
+    await world.redis.command('RPUSH', slots, 'not a sorted set');
+    // Limits are open while Redis cannot decide: each is counted in this gateway's memory.
+    for (let i = 0; i < 3; i++) expect(await chat(gw.url)).toEqual({ status: 200 });
+    await quiet([gw]);
+    const text = gw.output.join('');
+    expect(text.match(/answered a command with an error \(WRONGTYPE/g)).toHaveLength(1);
+    expect(text).not.toMatch(/cannot be reached/);
+    // With the key Redis's to use again, the next request is counted there at once: Redis was never given up.
+    await world.redis.command('DEL', slots);
+    const held = holdAnswers();
+    const inProgress = chat(gw.url);
+    await waitFor(async () => (await slotsHeld(config)()) === 1, 'the slot to be taken in Redis');
+    held.release();
+    expect(await inProgress).toEqual({ status: 200 });
+    expect(gw.output.join('')).not.toMatch(/cannot be reached|answers again/);
+  });
+
   it('the wrong-key throttle counts the failures of all gateways: a guesser spreading over two gets the limit, not twice it', async () => {
     const config = { ...sharedConfig({ requestsPerMinute: 100 }), server: { authFailuresPerMinute: 3 } } as WrittenConfig;
     const gateways = [await startGateway(config), await startGateway(config)];
