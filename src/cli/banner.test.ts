@@ -59,6 +59,7 @@ describe('the banner at 80 columns', () => {
     expect(rows(banner)).toBeLessThanOrEqual(15);
     // The one command that starts a client names the key and the picked port.
     expect(banner).toContain(`clients   MODEL_GATEWAY_KEY=mgw-0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJK npx model-gateway claude --url ${url} (or codex, gemini)`);
+    expect(banner).toContain(`          npx model-gateway env <client> --url ${url}\n`);
   });
 
   it('a config file on its own port, its keys from the environment: at most 12 rows, no --url', () => {
@@ -66,6 +67,14 @@ describe('the banner at 80 columns', () => {
     const banner = formatBanner({ url: 'http://127.0.0.1:8787', config, source: { filepath: '/home/me/project/gateway.config.json', description: '/home/me/project/gateway.config.json' }, chalk: plain, version: '0.1.0', inspectorUrl: `${url}/_inspector/?token=0Vqkag2I1k_tR68qZN6PvYWVZOBAsa2QFAzExTJKwiE` });
     expect(rows(banner)).toBeLessThanOrEqual(12);
     expect(banner).toContain('clients   npx model-gateway claude (or codex, gemini)');
+    expect(banner).toContain('npx model-gateway env <client> prints the settings to paste');
+  });
+
+  it('an address given on the command line (`serve --port`): the hints name it, as the config does not', () => {
+    const config = configWith(named(3));
+    const banner = formatBanner({ url, config, source: { filepath: '/p/gateway.config.json', description: '/p/gateway.config.json' }, chalk: plain, version: '0.1.0', addressFromFlags: true });
+    expect(banner).toContain(`clients   npx model-gateway claude --url ${url} (or codex, gemini)`);
+    expect(banner).toContain(`          npx model-gateway env <client> --url ${url}\n`);
   });
 });
 

@@ -22,6 +22,8 @@ export interface BannerInput {
   readonly metrics?: { readonly url: string; readonly token: boolean };
   /** Where spans are sent, when tracing is on. */
   readonly traces?: { readonly url: string; readonly protocol: string };
+  /** The address came from `serve --host` or `--port`: the commands that read the config (`claude`, `env`) look elsewhere. */
+  readonly addressFromFlags?: boolean;
 }
 
 /** A provider credential as the banner may show it: set or not, and its last four characters at most. */
@@ -48,7 +50,7 @@ function providerLine(p: ProviderConfig): string {
   return `${printable(p.id)} (${p.type}, ${where}, ${credential})`;
 }
 
-export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl, metrics, traces }: BannerInput): string {
+export function formatBanner({ url, config, source, chalk: c, version, inspectorUrl, metrics, traces, addressFromFlags }: BannerInput): string {
   const label = (s: string) => c.bold(s.padEnd(10));
   const lines: string[] = [];
   lines.push(`${c.bold.green('model-gateway')} ${version} listening on ${c.bold.underline(printable(url))}`);
@@ -85,10 +87,12 @@ export function formatBanner({ url, config, source, chalk: c, version, inspector
 
   // The clients in a few lines: the one command that starts each, and where the rest is (`model-gateway env`).
   const key = source.generatedKey !== undefined ? `${GATEWAY_KEY_VAR}=${shellQuote(source.generatedKey)} ` : '';
-  // A port picked at start is not in the config, where the launcher would look for it.
-  const at = config.server.port === 0 ? ` --url ${printable(url)}` : '';
+  // A port picked at start, or an address given on the command line, is not in the config, where the
+  // launcher and `env` would look for the gateway.
+  const at = config.server.port === 0 || addressFromFlags === true ? ` --url ${printable(url)}` : '';
   lines.push(`${label('clients')}${key}npx model-gateway claude${at} ${c.gray('(or codex, gemini)')}`);
-  lines.push(`${' '.repeat(10)}npx model-gateway env <client> ${c.gray('prints the settings to paste')}`);
+  // With the URL in it, the line has no room left for its note at 80 columns.
+  lines.push(`${' '.repeat(10)}npx model-gateway env <client>${at || ` ${c.gray('prints the settings to paste')}`}`);
   lines.push(`${' '.repeat(10)}${printable(url)}/v1 ${c.gray('for OpenAI SDKs,')} ${printable(url)} ${c.gray('for Anthropic and Google')}`);
   lines.push(c.gray('Ctrl-C stops it. Requests are logged below.'), '');
   return `${lines.join('\n')}\n`;

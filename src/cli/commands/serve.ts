@@ -182,6 +182,7 @@ export async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       ...(inspectorUrl ? { inspectorUrl } : {}),
       ...(metricsLine ? { metrics: metricsLine } : {}),
       ...(traces ? { traces: { url: shownEndpoint(traces.url), protocol: traces.protocol } } : {}),
+      addressFromFlags: flags.host !== undefined || flags.port !== undefined,
     }),
   );
   if (flags.backgroundState !== undefined) writeState(flags.backgroundState, { pid: process.pid, url, inspectorUrl });
