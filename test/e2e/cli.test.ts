@@ -71,7 +71,8 @@ describe('model-gateway serve (in-process)', () => {
     expect(banner).toMatch(/groups\s+dev \(1 key: [0-9a-f]{8}; models \*\)/);
     expect(banner).toContain('ci (1 key: ci-bot; models gpt-test, local-*)');
     expect(banner).toMatch(/^clients {3}npx model-gateway claude( --url http:\/\/127\.0\.0\.1:\d+)? \(or codex, gemini\)$/m);
-    expect(banner).toContain('npx model-gateway env <client> prints the settings to paste');
+    // The port was given on the command line: the config does not say where `env` would find this gateway.
+    expect(banner).toContain(`npx model-gateway env <client> --url ${url}\n`);
     expect(banner).toContain(`${url}/v1 for OpenAI SDKs, ${url} for Anthropic and Google`);
     expect(banner).toContain('key …1234');
     expect(banner).not.toContain(PROVIDER_OPENAI_KEY);
