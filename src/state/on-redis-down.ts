@@ -10,7 +10,8 @@ import type { RedisConnection } from './redis-connection.js';
 
 /**
  * A store's call kept in Redis behind the policy: `shared` while Redis is up; else (and when it
- * fails, which marks Redis down) `local` when open, or `refusal` thrown when closed.
+ * fails, which marks Redis down unless the failure was that command's alone: redis-connection.ts)
+ * `local` when open, or `refusal` thrown when closed.
  */
 export function underPolicy<A extends unknown[], R>(
   connection: Pick<RedisConnection, 'up' | 'failed'>,
