@@ -9,7 +9,7 @@
  * network is refused whatever it sends. The file is read as hostile (small, the key's own alphabet).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Under the inspector's prefix, and whole (for `status`, which does not load the inspector). */
@@ -18,6 +18,25 @@ export const LINK_URL_PATH = '/_inspector/link';
 
 /** The link key of the gateway listening on `port`, in the data folder. */
 export const linkKeyFile = (dataDir: string, port: number): string => join(dataDir, 'inspector', `link-${port}.key`);
+
+const KEY_FILE = /^link-(\d{1,5})\.key$/;
+/** Ports looked at, at most: more files than this in the folder are not read. */
+const MAX_PORTS = 32;
+
+/**
+ * The ports of the link keys in the data folder, in order: of gateways running with the inspector, or
+ * left by one that was killed (`status` finds out which by asking each).
+ */
+export function linkKeyPorts(dataDir: string): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(dataDir, 'inspector'));
+  } catch {
+    return [];
+  }
+  const ports = names.map((name) => Number(KEY_FILE.exec(name)?.[1])).filter((port) => Number.isInteger(port) && port > 0 && port < 65536);
+  return ports.sort((a, b) => a - b).slice(0, MAX_PORTS);
+}
 
 export const newLinkKey = (): string => randomBytes(32).toString('base64url');
 

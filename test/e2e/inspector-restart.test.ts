@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '#src/cli/io.js';
 import { run } from '#src/cli/main.js';
 import type { ExchangeList } from '#src/inspector/common/types.js';
-import { linkKeyFile } from '#src/inspector/link-key.js';
+import { linkKeyFile, writeLinkKey } from '#src/inspector/link-key.js';
+import { VERSION } from '#src/version.js';
 import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { call, closedPort } from '../helpers/http.js';
 import { GATEWAY_KEY, testConfig } from '../helpers/start-gateway.js';
@@ -127,5 +128,37 @@ describe('the inspector across a restart', () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it('status finds a gateway started on another port than the configured one by its link key, and gives it a link', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'mgw-elsewhere-'));
+    dirs.push(cwd);
+    const data = join(cwd, 'data');
+    const [configured, given] = [await closedPort(), await closedPort()];
+    const config = testConfig(upstream.url);
+    writeFileSync(join(cwd, 'gateway.config.json'), JSON.stringify({ ...config, server: { ...config.server, port: configured, dataDir: data } }));
+    // A key file left by a gateway killed outright names a port where nothing answers: it is passed over.
+    writeLinkKey(linkKeyFile(data, configured + 1 === given ? configured + 2 : configured + 1), 'B'.repeat(43));
+
+    const gw = await serve(cwd, ['--port', String(given)]);
+    try {
+      const h = harness(cwd);
+      expect(await run(['status'], h.io)).toBe(0);
+      expect(h.out()).toBe(
+        `no gateway running at http://127.0.0.1:${configured}; found on another port by its inspector link key:\n` +
+          `gateway: running at ${gw.url} (version ${VERSION}), not in the background\n`,
+      );
+      const asked = await statusLink(cwd);
+      expect(asked.code, asked.out).toBe(0);
+      const link = /^inspector: (http:\S+) {2}\(new; works once\)$/m.exec(asked.out)?.[1];
+      expect(link, asked.out).toMatch(new RegExp(`^${gw.url}/_inspector/\\?token=[A-Za-z0-9_-]{43}$`));
+      expect((await call(link!, { method: 'GET' })).status).toBe(303);
+    } finally {
+      await gw.stop();
+    }
+    // Its key file went with it: nothing is found any more.
+    const none = await statusLink(cwd);
+    expect(none.code).toBe(1);
+    expect(none.out).toMatch(new RegExp(`no gateway running at http://127\\.0\\.0\\.1:${configured}: no inspector link to give`));
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `model-gateway status` and `model-gateway stop`: the gateway a launcher started in the background
- * (`model-gateway claude|codex|gemini`), and one answering on the configured address.
+ * (`model-gateway claude|codex|gemini`), one answering on the configured address, or else those on
+ * other ports that left their inspector link key in the data folder.
  */
 import { homedir } from 'node:os';
 import { readdirSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { backgroundFiles, type BackgroundFiles } from '../background-files.js';
 import type { CliIo } from '../io.js';
 import { clientUrl } from '../snippets.js';
 import { request } from 'undici';
-import { LINK_ANSWER, LINK_URL_PATH, linkKeyFile, readLinkKey } from '../../inspector/link-key.js';
+import { LINK_ANSWER, LINK_URL_PATH, linkKeyFile, linkKeyPorts, readLinkKey } from '../../inspector/link-key.js';
 
 export interface StatusFlags {
   config?: string;
@@ -101,9 +102,34 @@ export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
     return;
   }
   const none = probe?.kind === 'other' ? `no gateway: something else answers at ${printable(url!)}` : `no gateway running${url !== undefined ? ` at ${printable(url)}` : ''}`;
+  const others = await elsewhere(data, url === undefined ? undefined : Number(new URL(url).port));
+  if (others.length > 0) {
+    io.stdout.write(`${none}; found on ${others.length === 1 ? 'another port' : 'other ports'} by ${others.length === 1 ? 'its inspector link key' : 'their inspector link keys'}:\n`);
+    for (const other of others) {
+      io.stdout.write(`gateway: running at ${printable(other.url)} (version ${printable(other.version)}), not in the background\n`);
+      if (flags.link) io.stdout.write(`${linkLine(await freshLink(other.url, data))}\n`);
+    }
+    return;
+  }
   // Asked for a link, finding no gateway to give one is a failure.
   if (flags.link) throw new ExitError(`${none}: no inspector link to give.`, 1);
   io.stdout.write(`${none}\n`);
+}
+
+/**
+ * Gateways of this user's data folder on other ports than the configured one (`serve --port N`, or a
+ * port picked at start): each wrote a link key for its port, and answers as a gateway on loopback there.
+ */
+async function elsewhere(data: string, configured: number | undefined): Promise<{ readonly url: string; readonly version: string }[]> {
+  const ports = linkKeyPorts(data).filter((port) => port !== configured);
+  const found = await Promise.all(
+    ports.map(async (port) => {
+      const url = clientUrl({ host: '127.0.0.1', port });
+      const probe = await probeGateway(url);
+      return probe.kind === 'gateway' ? { url, version: probe.version } : undefined;
+    }),
+  );
+  return found.filter((g) => g !== undefined);
 }
 
 export async function stop(flags: StatusFlags, io: CliIo): Promise<void> {
