@@ -130,34 +130,44 @@ describe('the inspector across a restart', () => {
     }
   });
 
-  it('status finds a gateway started on another port than the configured one by its link key, and gives it a link', async () => {
+  it('status finds the gateways started on other ports than the configured one by their link keys, and gives each a link', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mgw-elsewhere-'));
     dirs.push(cwd);
     const data = join(cwd, 'data');
-    const [configured, given] = [await closedPort(), await closedPort()];
+    const [configured, stale] = [await closedPort(), await closedPort()];
     const config = testConfig(upstream.url);
     writeFileSync(join(cwd, 'gateway.config.json'), JSON.stringify({ ...config, server: { ...config.server, port: configured, dataDir: data } }));
     // A key file left by a gateway killed outright names a port where nothing answers: it is passed over.
-    writeLinkKey(linkKeyFile(data, configured + 1 === given ? configured + 2 : configured + 1), 'B'.repeat(43));
-
-    const gw = await serve(cwd, ['--port', String(given)]);
-    try {
+    writeLinkKey(linkKeyFile(data, stale), 'B'.repeat(43));
+    const status = async (args: string[] = []) => {
       const h = harness(cwd);
-      expect(await run(['status'], h.io)).toBe(0);
-      expect(h.out()).toBe(
-        `no gateway running at http://127.0.0.1:${configured}; found on another port by its inspector link key:\n` +
-          `gateway: running at ${gw.url} (version ${VERSION}), not in the background\n`,
+      const code = await run(['status', ...args], h.io);
+      return { code, out: h.out() };
+    };
+
+    const one = await serve(cwd, ['--port', String(await closedPort())]);
+    const two = await serve(cwd, ['--port', '0']);
+    try {
+      const running = [one.url, two.url].sort((a, b) => Number(new URL(a).port) - Number(new URL(b).port));
+      const found = await status();
+      expect(found.code).toBe(0);
+      expect(found.out).toBe(
+        `no gateway running at http://127.0.0.1:${configured}; found on other ports by their inspector link keys:\n` +
+          running.map((url) => `gateway: running at ${url} (version ${VERSION}), not in the background\n`).join(''),
       );
-      const asked = await statusLink(cwd);
+      const asked = await status(['--link']);
       expect(asked.code, asked.out).toBe(0);
-      const link = /^inspector: (http:\S+) {2}\(new; works once\)$/m.exec(asked.out)?.[1];
-      expect(link, asked.out).toMatch(new RegExp(`^${gw.url}/_inspector/\\?token=[A-Za-z0-9_-]{43}$`));
-      expect((await call(link!, { method: 'GET' })).status).toBe(303);
+      const links = [...asked.out.matchAll(/^inspector: (http:\S+) {2}\(new; works once\)$/gm)].map((m) => m[1]!);
+      expect(links.map((link) => new URL(link).origin)).toEqual(running);
+      for (const link of links) expect((await call(link, { method: 'GET' })).status).toBe(303);
+
+      // Once one stops, its key file goes with it, and only the other is found.
+      await one.stop();
+      expect((await status()).out).toContain(`found on another port by its inspector link key:\ngateway: running at ${two.url} `);
     } finally {
-      await gw.stop();
+      await two.stop();
     }
-    // Its key file went with it: nothing is found any more.
-    const none = await statusLink(cwd);
+    const none = await status(['--link']);
     expect(none.code).toBe(1);
     expect(none.out).toMatch(new RegExp(`no gateway running at http://127\\.0\\.0\\.1:${configured}: no inspector link to give`));
   });
