@@ -20,7 +20,7 @@ export const LINK_URL_PATH = '/_inspector/link';
 export const linkKeyFile = (dataDir: string, port: number): string => join(dataDir, 'inspector', `link-${port}.key`);
 
 const KEY_FILE = /^link-(\d{1,5})\.key$/;
-/** Ports looked at, at most: more files than this in the folder are not read. */
+/** Ports asked at most: the lowest, when the folder holds more keys than this. */
 const MAX_PORTS = 32;
 
 /**
