@@ -70,6 +70,8 @@ async function freshLink(url: string, data: string): Promise<string> {
 }
 
 const linkLine = (link: string) => `inspector: ${printable(link)}  (new; works once)`;
+/** A gateway `serve` started, found answering at `url`. */
+const runningLine = (url: string, version: string) => `gateway: running at ${printable(url)} (version ${printable(version)}), not in the background\n`;
 
 /** Launchers whose clients still run. */
 function clients(files: BackgroundFiles): number {
@@ -97,16 +99,17 @@ export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
   const url = server.port === 0 ? undefined : clientUrl(server);
   const probe = url === undefined ? undefined : await probeGateway(url);
   if (probe?.kind === 'gateway') {
-    io.stdout.write(`gateway: running at ${printable(url!)} (version ${printable(probe.version)}), not in the background\n`);
+    io.stdout.write(runningLine(url!, probe.version));
     if (flags.link) io.stdout.write(`${linkLine(await freshLink(url!, data))}\n`);
     return;
   }
   const none = probe?.kind === 'other' ? `no gateway: something else answers at ${printable(url!)}` : `no gateway running${url !== undefined ? ` at ${printable(url)}` : ''}`;
   const others = await elsewhere(data, url === undefined ? undefined : Number(new URL(url).port));
   if (others.length > 0) {
-    io.stdout.write(`${none}; found on ${others.length === 1 ? 'another port' : 'other ports'} by ${others.length === 1 ? 'its inspector link key' : 'their inspector link keys'}:\n`);
+    const found = others.length === 1 ? 'another port by its inspector link key' : 'other ports by their inspector link keys';
+    io.stdout.write(`${none}; found on ${found}:\n`);
     for (const other of others) {
-      io.stdout.write(`gateway: running at ${printable(other.url)} (version ${printable(other.version)}), not in the background\n`);
+      io.stdout.write(runningLine(other.url, other.version));
       if (flags.link) io.stdout.write(`${linkLine(await freshLink(other.url, data))}\n`);
     }
     return;
