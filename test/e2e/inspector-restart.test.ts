@@ -54,12 +54,13 @@ async function serve(cwd: string, args: string[] = []) {
   };
 }
 
-/** `status --link` in `cwd`: its exit code and what it printed. */
-async function statusLink(cwd: string) {
+/** `status` in `cwd` with `args`: its exit code and what it printed. */
+async function status(cwd: string, args: string[] = []) {
   const h = harness(cwd);
-  const code = await run(['status', '--link'], h.io);
+  const code = await run(['status', ...args], h.io);
   return { code, out: h.out() };
 }
+const statusLink = (cwd: string) => status(cwd, ['--link']);
 
 async function rows(url: string, link: string): Promise<ExchangeList> {
   const signIn = await call(link, { method: 'GET' });
@@ -139,23 +140,18 @@ describe('the inspector across a restart', () => {
     writeFileSync(join(cwd, 'gateway.config.json'), JSON.stringify({ ...config, server: { ...config.server, port: configured, dataDir: data } }));
     // A key file left by a gateway killed outright names a port where nothing answers: it is passed over.
     writeLinkKey(linkKeyFile(data, stale), 'B'.repeat(43));
-    const status = async (args: string[] = []) => {
-      const h = harness(cwd);
-      const code = await run(['status', ...args], h.io);
-      return { code, out: h.out() };
-    };
 
     const one = await serve(cwd, ['--port', String(await closedPort())]);
     const two = await serve(cwd, ['--port', '0']);
     try {
       const running = [one.url, two.url].sort((a, b) => Number(new URL(a).port) - Number(new URL(b).port));
-      const found = await status();
+      const found = await status(cwd);
       expect(found.code).toBe(0);
       expect(found.out).toBe(
         `no gateway running at http://127.0.0.1:${configured}; found on other ports by their inspector link keys:\n` +
           running.map((url) => `gateway: running at ${url} (version ${VERSION}), not in the background\n`).join(''),
       );
-      const asked = await status(['--link']);
+      const asked = await statusLink(cwd);
       expect(asked.code, asked.out).toBe(0);
       const links = [...asked.out.matchAll(/^inspector: (http:\S+) {2}\(new; works once\)$/gm)].map((m) => m[1]!);
       expect(links.map((link) => new URL(link).origin)).toEqual(running);
@@ -163,11 +159,11 @@ describe('the inspector across a restart', () => {
 
       // Once one stops, its key file goes with it, and only the other is found.
       await one.stop();
-      expect((await status()).out).toContain(`found on another port by its inspector link key:\ngateway: running at ${two.url} `);
+      expect((await status(cwd)).out).toContain(`found on another port by its inspector link key:\ngateway: running at ${two.url} `);
     } finally {
       await two.stop();
     }
-    const none = await status(['--link']);
+    const none = await statusLink(cwd);
     expect(none.code).toBe(1);
     expect(none.out).toMatch(new RegExp(`no gateway running at http://127\\.0\\.0\\.1:${configured}: no inspector link to give`));
   });

@@ -88,7 +88,9 @@ async function connectedClients(): Promise<number> {
   }
 }
 
-const slotsHeld = (config: WrittenConfig) => async () => Number(await world.redis.command('ZCARD', `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`));
+/** The Redis key of group `dev`'s concurrency slots under the config's prefix. */
+const slotsKey = (config: WrittenConfig) => `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`;
+const slotsHeld = (config: WrittenConfig) => async () => Number(await world.redis.command('ZCARD', slotsKey(config)));
 
 describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redis'), () => {
   it('two gateway processes sharing a group limit of 10 requests per minute admit 10 in all (±1) under concurrent load', async () => {
@@ -203,7 +205,7 @@ describe.skipIf(!HAS_REDIS)(redisSuite('what several gateways share through Redi
     const gw = await startGateway(config);
     running.push(gw);
     sent = 0;
-    const slots = `${(config.state as { keyPrefix: string }).keyPrefix}limits:{dev}:slots`;
+    const slots = slotsKey(config);
     await world.redis.command('RPUSH', slots, 'not a sorted set');
     // Limits are open while Redis cannot decide: each is counted in this gateway's memory.
     for (let i = 0; i < 3; i++) expect(await chat(gw.url)).toEqual({ status: 200 });
