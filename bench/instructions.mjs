@@ -15,9 +15,14 @@
  *   node bench/instructions.mjs [--only small,big,stream,translated,messages,bedrock,count_tokens]
  *        [--requests 1000] [--target gateway|reference] [--bin other/bin/model-gateway.js]
  *        [--serve-args "--no-inspector"] [--concurrency 4] [--warmup 3000] [--keep]
- *        [--node-args "--no-flush-bytecode"] [--ledger on|off] [--start-timeout 600]
+ *        [--node-args "--no-flush-bytecode"] [--ledger on|off] [--start-timeout 600] [--bodies-per-second 0]
  * (`--ledger`: the config's `server.ledger` set to true or false, to count what the usage ledger costs.)
  * (`--start-timeout`: seconds a target under valgrind may take to start; a machine busy with other work needs minutes.)
+ * (`--bodies-per-second N`: the config's `inspector.bodiesPerSecond`, 0 unless given. The inspector's history keeps
+ * that many requests a second whole, by the clock: under valgrind, at a few dozen requests a second, the default 20
+ * would keep nearly every request whole, where at the gateway's real pace it keeps a fraction of a per cent of them.
+ * So the count is of rows only; `--bodies-per-second 1000` counts every request kept whole, and `default` leaves the
+ * config without the setting, for a build from before it.)
  * (valgrind slows the target ~50x: the defaults take a few minutes per scenario.)
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -51,6 +56,8 @@ const which = option('target', 'gateway');
 const bin = option('bin', undefined);
 const serveArgs = serveArgsOf();
 const ledger = ledgerOption();
+const bodiesPerSecond = option('bodies-per-second', '0');
+const inspector = bodiesPerSecond === 'default' ? undefined : { bodiesPerSecond: Number(bodiesPerSecond) };
 const dir = mkdtempSync(join(tmpdir(), 'model-gateway-instr-'));
 const place = placement(flag('no-pin'));
 const ctx = { place, dir, children: new Set() };
@@ -102,7 +109,7 @@ async function instructions(upstream, spec, count, tag) {
   const t =
     which === 'reference'
       ? await startReference(place, upstream.origin, options)
-      : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ledger, ...(bin ? { bin } : {}) });
+      : await startGateway(place, dir, upstream.origin, { ...options, tag, extraArgs: serveArgs, ledger, inspector, ...(bin ? { bin } : {}) });
   const target = { name: which, ...t };
   const control = (command) => callgrindControl(command, t.pid, target.origin);
   try {

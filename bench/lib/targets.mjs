@@ -113,8 +113,9 @@ export async function startRelay(place, upstreamOrigin) {
  * `limits` and `budget` for the `dev` group (a budget prices `bench-chat`, so that its requests reserve and settle
  * an amount) and `state` (shared limits and budgets in Redis): the `redis` scenario of bench/ab.mjs. `ledger`:
  * `server.ledger` (true or false; absent: the gateway's default), to measure what the usage ledger costs.
+ * `inspector`: the config's `inspector` section (bench/instructions.mjs sets its `bodiesPerSecond`).
  */
-export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, budget, state, ledger, tag = '' } = {}) {
+export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, budget, state, ledger, inspector, tag = '' } = {}) {
   const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
   const sha = (k) => `sha256:${createHash('sha256').update(k).digest('hex')}`;
   const teamKeys = Array.from({ length: 200 }, (_, i) => ({ name: `member-${i}`, key: sha(`team-key-${i}-xxxxxxxxxxxxxxxx`) }));
@@ -152,6 +153,7 @@ export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits
       ci: { keys: [{ name: 'ci-runner', key: sha('ci-key-yyyyyyyyyyyyyyyy') }], models: ['bench-chat'], protocols: ['chat'], features: ['streaming'] },
     },
     ...(state ? { state } : {}),
+    ...(inspector ? { inspector } : {}),
   };
   const file = join(dir, `gateway${tag ? `.${tag}` : ''}.config.json`);
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
@@ -167,11 +169,11 @@ export async function startGateway(
   place,
   dir,
   upstreamOrigin,
-  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, budget, state, ledger } = {},
+  { extraNodeArgs = [], tag = 'gw', bin = join(REPO, 'bin', 'model-gateway.js'), wrapper = [], extraArgs = [], startTimeoutMs, bedrock = true, limits, budget, state, ledger, inspector } = {},
 ) {
-  // A config of its own when it differs from the others' (limits, budget, state, ledger), so that none overwrites another's.
-  const own = limits || budget || state || ledger !== undefined;
-  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, budget, state, ledger, tag: own ? tag : '' });
+  // A config of its own when it differs from the others' (limits, budget, state, ledger, inspector), so that none overwrites another's.
+  const own = limits || budget || state || ledger !== undefined || inspector;
+  const configFile = writeGatewayConfig(dir, upstreamOrigin, { bedrock, limits, budget, state, ledger, inspector, tag: own ? tag : '' });
   const stdoutFile = join(dir, `${tag}.stdout.log`);
   const logFile = join(dir, `${tag}.requests.jsonl`);
   const argv = [
