@@ -22,6 +22,7 @@ import { callerHeaders, writeBodyFiles } from './lib/bodies.mjs';
 import { closedLoopTool } from './lib/closed-loop.mjs';
 import { placement, stopProcess } from './lib/proc.mjs';
 import { GATEWAY_KEY, GATEWAY_VARIANTS, startGateway, startUpstream } from './lib/targets.mjs';
+import { ratioInterval } from './lib/stats.mjs';
 import { loadedTogether } from './lib/together.mjs';
 
 const log = (s) => process.stderr.write(`${s}\n`);
@@ -74,8 +75,10 @@ try {
     { pairs, name: variant, log },
   );
   const r = result.ratio;
+  const g = ratioInterval(result.pairs.map((p) => p.ratio));
   log(`${variant}: CPU per request a / b ${r.median.toFixed(3)}x [${r.min.toFixed(3)} – ${r.max.toFixed(3)}] over ${r.n} pairs${result.errors ? `, ${result.errors} failed requests` : ''}`);
-  process.stdout.write(`${JSON.stringify({ variant, ...result })}\n`);
+  log(`${variant}: geometric mean ${g.mean.toFixed(3)}x, 95 % interval ${g.low.toFixed(3)} – ${g.high.toFixed(3)}`);
+  process.stdout.write(`${JSON.stringify({ variant, ...result, interval: g })}\n`);
   if (result.errors) process.exitCode = 2;
 } finally {
   if (upstream) await stopProcess(upstream.child);

@@ -52,7 +52,7 @@ const QUICK = flag('quick');
  */
 const D = QUICK
   ? { rounds: 1, warmS: 1, thrS: 2, bigS: 2, c1WarmMs: 300, c1Ms: 1500, olWarmMs: 500, olMs: 2000, rate: 500, st1N: 10, altN: 10, stWarmMs: 300, stMs: 2000, bedrockWarmMs: 500, bigStN: 5, ctBursts: 3, st50MemMs: 2000, st500Ms: 3000, soakMs: 6000, watchWarmS: 1, watchStMs: 1000, settleS: 0, ledgerPairs: 1 }
-  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bedrockWarmMs: 3000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000, settleS: 12, ledgerPairs: 2 };
+  : { rounds: 3, warmS: 8, thrS: 5, bigS: 4, c1WarmMs: 1000, c1Ms: 4000, olWarmMs: 2000, olMs: 6000, rate: 500, st1N: 30, altN: 60, stWarmMs: 1000, stMs: 5000, bedrockWarmMs: 3000, bigStN: 20, ctBursts: 10, st50MemMs: 5000, st500Ms: 4000, soakMs: 15000, watchWarmS: 8, watchStMs: 2000, settleS: 12, ledgerPairs: 4 };
 D.rounds = Number(option('rounds', D.rounds));
 D.soakMs = Number(option('soak', D.soakMs / 1000)) * 1000;
 

@@ -23,3 +23,24 @@ export function spread(values) {
   const median = v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
   return { median, min: v[0], max: v[v.length - 1], n: v.length };
 }
+
+/** Student's t at 97.5 % for 1 to 30 degrees of freedom (two-sided 95 %). */
+const T_975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131, 2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+const t975 = (df) => (df <= 30 ? T_975[df - 1] : 1.96 + 2.4 / df);
+
+/**
+ * The geometric mean of ratios and its 95 % interval (Student's t on their logarithms): where the
+ * median of a few pairs says only "about", this says how far the true ratio can be from it. For
+ * ratios of fresh processes, whose spread is the processes' own (bench/lib/together.mjs), the
+ * interval narrows as the square root of the pairs.
+ */
+export function ratioInterval(values) {
+  const logs = values.filter((x) => typeof x === 'number' && x > 0 && Number.isFinite(x)).map(Math.log);
+  const n = logs.length;
+  if (n === 0) return { mean: NaN, low: NaN, high: NaN, n: 0 };
+  const m = logs.reduce((a, b) => a + b, 0) / n;
+  if (n === 1) return { mean: Math.exp(m), low: NaN, high: NaN, n };
+  const sd = Math.sqrt(logs.reduce((a, b) => a + (b - m) ** 2, 0) / (n - 1));
+  const half = (t975(n - 1) * sd) / Math.sqrt(n);
+  return { mean: Math.exp(m), low: Math.exp(m - half), high: Math.exp(m + half), n };
+}
