@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `node bench/pairs.mjs` (after `npm run build`): what one setting costs a small request, measured on two
- * gateway processes loaded at the same time (bench/lib/together.mjs), fresh pairs, median of their ratios.
- * For a difference of a few per cent, which runs one after the other cannot tell from the machine's drift.
+ * gateway processes loaded at the same time (bench/lib/together.mjs), fresh pairs: the median of their ratios, and
+ * their geometric mean with its 95 % interval. For a difference of a few per cent, which runs one after the other
+ * cannot tell from the machine's drift. `--warm 20 --seconds 20` halves one pair's spread (bench/README.md).
  *
  *   node bench/pairs.mjs --variant ledger-off [--pairs 8] [--seconds 6] [--warm 8] [--connections 25]
  *
@@ -10,6 +11,7 @@
  *   ledger-off    a / a with `server.ledger: false`: what the usage ledger costs (issue 26's ≤ 1.03x)
  *   no-inspector  a / a with `--no-inspector`: what the unwatched inspector costs as the config leaves it (history on by default)
  *   history       a with `--inspector-history` / a with `--no-inspector`: what keeping history costs (issue 28's ≤ 1.05x)
+ *   history-rows  the same with `inspector.bodiesPerSecond` 0: history's rows alone, no request kept whole
  *   same          a / a: how far apart two processes of one build fall (the floor of the others)
  * `--b-dir DIR` runs another built checkout as b, `--a-dir DIR` as a; with either, the variant defaults to `same`
  * (this build against a base build with the same flags, say).
@@ -34,6 +36,7 @@ const VARIANTS = {
   'ledger-off': { a: { extraArgs: base }, b: { extraArgs: base, ledger: false } },
   'no-inspector': { a: { extraArgs: base }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   history: { a: { extraArgs: [...base, '--inspector-history'] }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
+  'history-rows': { a: { extraArgs: [...base, '--inspector-history'], inspector: { bodiesPerSecond: 0 } }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   same: { a: { extraArgs: base }, b: { extraArgs: base } },
 };
 if (!VARIANTS[variant]) {
