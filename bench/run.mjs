@@ -19,7 +19,7 @@
  * terminal and in bench/results/latest.json. Exit code 1 when a target is missed
  * in the median, 2 when the benchmark itself failed.
  *
- *   npm run bench                 full run (3 rounds, ~18 minutes)
+ *   npm run bench                 full run (3 rounds, ~25 minutes)
  *   npm run bench -- --quick      1 round, short phases (smoke test, ~2 minutes)
  *   options: --rounds N  --soak SECONDS (default 15)  --tool wrk|autocannon  --no-pin
  *            --out FILE  --keep (keep the scratch dir)
@@ -44,7 +44,7 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 
 const QUICK = flag('quick');
 /**
- * Phase lengths. Full: 3 rounds in about 18 minutes; quick: 1 round of short phases. The closed-loop phases
+ * Phase lengths. Full: 3 rounds in about 25 minutes; quick: 1 round of short phases. The closed-loop phases
  * warm up for 8 s: measured in 2 s windows from its start, a gateway process used 150-470 µs of CPU per small
  * request in the first 2 s and was steady (120-135) only after 6-8 s, while the reference forwarder, with less
  * code to compile, was steady after 2 s. A 2 s warm-up measured the gateway's JIT compilation along with its
