@@ -30,9 +30,9 @@ const t975 = (df) => (df <= 30 ? T_975[df - 1] : 1.96 + 2.4 / df);
 
 /**
  * The geometric mean of ratios and its 95 % interval (Student's t on their logarithms): where the
- * median of a few pairs says only "about", this says how far the true ratio can be from it. For
- * ratios of fresh processes, whose spread is the processes' own (bench/lib/together.mjs), the
- * interval narrows as the square root of the pairs.
+ * median of a few pairs says only "about", this says how far the true ratio can be from it. It
+ * narrows as the square root of the pairs, and with longer windows, whose spread is less
+ * (bench/README.md, "Pairs loaded together").
  */
 export function ratioInterval(values) {
   const logs = values.filter((x) => typeof x === 'number' && x > 0 && Number.isFinite(x)).map(Math.log);

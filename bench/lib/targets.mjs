@@ -113,7 +113,7 @@ export async function startRelay(place, upstreamOrigin) {
  * `limits` and `budget` for the `dev` group (a budget prices `bench-chat`, so that its requests reserve and settle
  * an amount) and `state` (shared limits and budgets in Redis): the `redis` scenario of bench/ab.mjs. `ledger`:
  * `server.ledger` (true or false; absent: the gateway's default), to measure what the usage ledger costs.
- * `inspector`: the config's `inspector` section (bench/instructions.mjs sets its `bodiesPerSecond`).
+ * `inspector`: the config's `inspector` section (bench/instructions.mjs and pairs.mjs's `history-rows` set its `bodiesPerSecond`).
  */
 export function writeGatewayConfig(dir, upstreamOrigin, { bedrock = true, limits, budget, state, ledger, inspector, tag = '' } = {}) {
   const base = (m) => `${upstreamOrigin}${MODELS[m].prefix}`;
