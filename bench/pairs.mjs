@@ -12,6 +12,7 @@
  *   no-inspector  a / a with `--no-inspector`: what the unwatched inspector costs as the config leaves it (history on by default)
  *   history       a with `--inspector-history` / a with `--no-inspector`: what keeping history costs (issue 28's ≤ 1.05x)
  *   history-rows  the same with `inspector.bodiesPerSecond` 0: history's rows alone, no request kept whole
+ *   history-off   a with `--no-inspector-history` / a with `--no-inspector`: the inspector without its history
  *   same          a / a: how far apart two processes of one build fall (the floor of the others)
  * `--b-dir DIR` runs another built checkout as b, `--a-dir DIR` as a; with either, the variant defaults to `same`
  * (this build against a base build with the same flags, say).
@@ -37,6 +38,7 @@ const VARIANTS = {
   'no-inspector': { a: { extraArgs: base }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   history: { a: { extraArgs: [...base, '--inspector-history'] }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   'history-rows': { a: { extraArgs: [...base, '--inspector-history'], inspector: { bodiesPerSecond: 0 } }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
+  'history-off': { a: { extraArgs: [...base, '--no-inspector-history'] }, b: { extraArgs: GATEWAY_VARIANTS.noInspector } },
   same: { a: { extraArgs: base }, b: { extraArgs: base } },
 };
 if (!VARIANTS[variant]) {
