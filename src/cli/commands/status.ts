@@ -104,7 +104,7 @@ export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
     return;
   }
   const none = probe?.kind === 'other' ? `no gateway: something else answers at ${printable(url!)}` : `no gateway running${url !== undefined ? ` at ${printable(url)}` : ''}`;
-  const others = await elsewhere(data, url === undefined ? undefined : Number(new URL(url).port));
+  const others = await elsewhere(data, server.port);
   if (others.length > 0) {
     const found = others.length === 1 ? 'another port by its inspector link key' : 'other ports by their inspector link keys';
     io.stdout.write(`${none}; found on ${found}:\n`);
@@ -123,7 +123,7 @@ export async function status(flags: StatusFlags, io: CliIo): Promise<void> {
  * Gateways of this user's data folder on other ports than the configured one (`serve --port N`, or a
  * port picked at start): each wrote a link key for its port, and answers as a gateway on loopback there.
  */
-async function elsewhere(data: string, configured: number | undefined): Promise<{ readonly url: string; readonly version: string }[]> {
+async function elsewhere(data: string, configured: number): Promise<{ readonly url: string; readonly version: string }[]> {
   const ports = linkKeyPorts(data).filter((port) => port !== configured);
   const found = await Promise.all(
     ports.map(async (port) => {
