@@ -100,7 +100,7 @@ async function measureTarget(target, upstream, variant, pairedRef) {
     if (variant) variant.result = { memIdleMb: memoryMb(variant.target.pid).rss };
   }
 
-  // (8) the inspector (on by default in `serve`, with history), unwatched: what it holds after each phase (the rows, and the bodies of 20 requests a second).
+  // (8) the inspector (on by default in `serve`, with history), unwatched: what it holds after each phase (the rows, and the bodies of 5 requests a second, bursts of 20).
   const readInspector = isGw ? await inspectorProbe(target.inspectorLink) : undefined;
   m.inspectorOn = readInspector !== undefined;
   const inspectorAfter = async (phase) => {

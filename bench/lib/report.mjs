@@ -103,7 +103,7 @@ const ROWS = [
   { key: 'noInspCpuRatio', label: 'CPU per request, inspector on / --no-inspector (scenario 1, one after the other)', unit: 'x', f: ({ g, t }) => div(g.thrCpuUs, t.gatewayNoInspector?.thrCpuUs) },
   { key: 'noInspThrRatio', label: 'throughput, inspector on / --no-inspector', unit: 'x', f: ({ g, t }) => div(g.thrRps, t.gatewayNoInspector?.thrRps) },
   { key: 'noInspIdleMb', label: 'RSS idle, inspector on − --no-inspector', unit: 'MB', delta: true, f: ({ g, t }) => sub(g.memIdleMb, t.gatewayNoInspector?.memIdleMb) },
-  { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (bodies of 20 requests a second at most)', unit: 'MB', f: ({ g }) => g.inspectorPeakBytes / 2 ** 20 },
+  { key: 'inspectorUnwatchedMb', label: 'most MiB it held after any phase (bodies of 5 requests a second at most, bursts of 20)', unit: 'MB', f: ({ g }) => g.inspectorPeakBytes / 2 ** 20 },
   { key: 'inspectorUnwatchedHeld', label: 'most bytes held / its bound (inspector.memoryMiB)', unit: 'x', target: ['<=', 1], optional: true, f: ({ g }) => div(g.inspectorPeakBytes, g.inspectorMaxBytes) },
   { section: 'Usage ledger and cost (issue 26): the gateway vs itself with `server.ledger: false`, small, both loaded together, c=25 each' },
   // Fresh pairs loaded at the same time (bench/lib/together.mjs); each pair is still two processes of one build,

@@ -486,7 +486,7 @@ describe('parseConfig: defaults', () => {
   });
 
   it('applies the inspector defaults, and reads inspector.keep, inspector.memoryMiB, inspector.history and inspector.bodiesPerSecond', () => {
-    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: true, bodiesPerSecond: 20 });
+    expect(parseConfig({ providers: {}, models: {} }, { env: {} }).inspector).toEqual({ keep: 300, memoryMiB: 64, history: true, bodiesPerSecond: 5 });
     const c = parseConfig({ providers: {}, models: {}, inspector: { keep: 20, memoryMiB: 4, history: false, bodiesPerSecond: 0 } }, { env: {} });
     expect(c.inspector).toEqual({ keep: 20, memoryMiB: 4, history: false, bodiesPerSecond: 0 });
     expect(() => parseConfig({ providers: {}, models: {}, inspector: { keep: 0 } }, { env: {} })).toThrow(/inspector\.keep/);

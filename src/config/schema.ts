@@ -226,9 +226,9 @@ const inspector = z
     bodiesPerSecond: z
       .int()
       .min(0)
-      .default(20)
+      .default(5)
       .describe(
-        'With history, how many requests a second are kept whole (bodies and headers) while no page is open, in bursts of as many (default 20); the others keep their row. 0 keeps rows only. With a page open, every exchange is kept whole.',
+        'With history, how many requests a second are kept whole (bodies and headers) while no page is open (default 5), in bursts of up to 20 (or a second\'s worth, when more); the others keep their row. 0 keeps rows only. With a page open, every exchange is kept whole.',
       ),
   })
   .describe('The traffic inspector at /_inspector (off with `serve --no-inspector`).');

@@ -1,12 +1,12 @@
 /**
  * How many requests a second history keeps whole while no page is open: the others keep their row
  * (the facts) and not their bodies. A developer's pace, a few requests a second with bursts of a
- * dozen, is kept whole; a gateway under load does not copy the bodies of thousands of requests a
- * second that the ring would write over within seconds and nobody could read at that pace
- * (docs/performance.md, "The inspector").
+ * dozen (an agent's subagents starting together), is kept whole; a gateway under load does not copy
+ * the bodies of thousands of requests a second that the ring would write over within seconds and
+ * nobody could read at that pace (docs/performance.md, "The inspector").
  *
- * A token bucket: `perSecond` whole requests in a burst, refilled at `perSecond` a second. `open`
- * asks whether a request starting now would be kept whole (capture it?), `take` keeps it so.
+ * A token bucket: `burst` whole requests at once, refilled at `perSecond` a second. `open` asks
+ * whether a request starting now would be kept whole (capture it?), `take` keeps it so.
  */
 export interface BodyRate {
   /** Whether a request starting now may be kept whole (nothing is taken). */
@@ -15,14 +15,19 @@ export interface BodyRate {
   take(): boolean;
 }
 
-export function bodyRate(perSecond: number, now: () => number = () => performance.now()): BodyRate {
-  const capacity = Math.max(0, Math.floor(perSecond));
+/** The burst a rate allows unless told otherwise: this many at once, or a second's worth when that is more; none at a rate of 0. */
+export const DEFAULT_BURST = 20;
+export const burstFor = (perSecond: number) => (perSecond > 0 ? Math.max(DEFAULT_BURST, Math.floor(perSecond)) : 0);
+
+export function bodyRate(perSecond: number, burst = burstFor(perSecond), now: () => number = () => performance.now()): BodyRate {
+  const rate = Math.max(0, perSecond);
+  const capacity = rate > 0 ? Math.max(1, Math.floor(burst)) : 0;
   let tokens = capacity;
   let at = now();
   const refill = () => {
     const t = now();
     // A clock that went back (a test's, say) adds nothing rather than taking tokens away.
-    if (t > at) tokens = Math.min(capacity, tokens + ((t - at) * capacity) / 1000);
+    if (t > at) tokens = Math.min(capacity, tokens + ((t - at) * rate) / 1000);
     at = t;
   };
   return {

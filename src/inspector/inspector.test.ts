@@ -207,7 +207,7 @@ describe.each([
   let rated: Inspector;
   let g: InspectedGateway;
   beforeAll(async () => {
-    rated = createInspector({ capacity: 10, bodiesPerSecond: 1 });
+    rated = createInspector({ capacity: 10, bodiesPerSecond: 1, bodiesBurst: 1 });
     g = await inspectedGateway(rated, options);
   });
   afterAll(async () => {
