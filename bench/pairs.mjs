@@ -83,6 +83,11 @@ try {
   const g = ratioInterval(result.pairs.map((p) => p.ratio));
   log(`${variant}: CPU per request a / b ${r.median.toFixed(3)}x [${r.min.toFixed(3)} – ${r.max.toFixed(3)}] over ${r.n} pairs${result.errors ? `, ${result.errors} failed requests` : ''}`);
   log(`${variant}: geometric mean ${g.mean.toFixed(3)}x, 95 % interval ${g.low.toFixed(3)} – ${g.high.toFixed(3)}`);
+  const meanOf = (key) => result.pairs.reduce((sum, p) => sum + p[key], 0) / result.pairs.length;
+  const signed = (n) => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
+  if (Number.isFinite(meanOf('aMainUs'))) {
+    log(`${variant}: a − b, µs a request on average: main thread ${signed(meanOf('aMainUs') - meanOf('bMainUs'))}, other threads ${signed(meanOf('aOtherUs') - meanOf('bOtherUs'))}`);
+  }
   process.stdout.write(`${JSON.stringify({ variant, ...result, interval: g })}\n`);
   if (result.errors) process.exitCode = 2;
 } finally {

@@ -124,19 +124,8 @@ const HAS_SCHEDSTAT = existsSync('/proc/self/schedstat');
 export function cpuSeconds(pid) {
   if (!HAS_PROC) return NaN;
   if (HAS_SCHEDSTAT) {
-    try {
-      let ns = 0;
-      for (const tid of readdirSync(`/proc/${pid}/task`)) {
-        try {
-          ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-        } catch {
-          // a thread that just ended
-        }
-      }
-      return ns / 1e9;
-    } catch {
-      return NaN;
-    }
+    const t = threadCpuSeconds(pid);
+    return t.main + t.other;
   }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -190,4 +179,28 @@ export function coreBusy(before, after) {
     const total = a.total - b.total;
     return total > 0 ? Math.round((1000 * (a.busy - b.busy)) / total) / 10 : NaN;
   });
+}
+
+/**
+ * The CPU seconds of the process's main thread, where its JavaScript runs, and of its other threads
+ * together (V8's collector helpers and compiler, libuv's pool), from schedstat; NaN without it.
+ */
+export function threadCpuSeconds(pid) {
+  if (!HAS_PROC || !HAS_SCHEDSTAT) return { main: NaN, other: NaN };
+  let main = 0;
+  let other = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        if (Number(tid) === pid) main += ns;
+        else other += ns;
+      } catch {
+        // a thread that just ended
+      }
+    }
+  } catch {
+    return { main: NaN, other: NaN };
+  }
+  return { main: main / 1e9, other: other / 1e9 };
 }

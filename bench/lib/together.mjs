@@ -27,9 +27,21 @@ export async function loadedTogether(ctx, start, phase, { pairs, name = 'togethe
         ctx.children.add(started[side].child);
       }
       const [a, b] = await Promise.all(['a', 'b'].map((side) => throughputPhase(ctx, started[side], { ...phase, name: `${name}-${side}-${i + 1}` })));
-      const row = { aCpuUs: a.cpuUsPerReq, bCpuUs: b.cpuUsPerReq, aRps: a.rps, bRps: b.rps, errors: a.errors + a.non2xx + b.errors + b.non2xx, ratio: a.cpuUsPerReq / b.cpuUsPerReq };
+      const row = {
+        aCpuUs: a.cpuUsPerReq,
+        bCpuUs: b.cpuUsPerReq,
+        aMainUs: a.mainUsPerReq,
+        bMainUs: b.mainUsPerReq,
+        aOtherUs: a.otherUsPerReq,
+        bOtherUs: b.otherUsPerReq,
+        aRps: a.rps,
+        bRps: b.rps,
+        errors: a.errors + a.non2xx + b.errors + b.non2xx,
+        ratio: a.cpuUsPerReq / b.cpuUsPerReq,
+      };
       rows.push(row);
-      log(`    pair ${i + 1}/${pairs} (${order.join(' first, ')} second): ${row.aCpuUs.toFixed(1)} / ${row.bCpuUs.toFixed(1)} µs CPU/req = ${row.ratio.toFixed(3)}x, ${Math.round(row.aRps)} + ${Math.round(row.bRps)} req/s`);
+      const threads = Number.isFinite(row.aMainUs) ? ` (main thread ${row.aMainUs.toFixed(1)} / ${row.bMainUs.toFixed(1)}, others ${row.aOtherUs.toFixed(1)} / ${row.bOtherUs.toFixed(1)})` : '';
+      log(`    pair ${i + 1}/${pairs} (${order.join(' first, ')} second): ${row.aCpuUs.toFixed(1)} / ${row.bCpuUs.toFixed(1)} µs CPU/req${threads} = ${row.ratio.toFixed(3)}x, ${Math.round(row.aRps)} + ${Math.round(row.bRps)} req/s`);
     } finally {
       await Promise.all(Object.values(started).map((t) => stopProcess(t.child)));
       for (const t of Object.values(started)) ctx.children.delete(t.child);
