@@ -6,7 +6,7 @@ type Step = readonly [at: number, op: 'take' | 'open', answer: boolean];
 
 describe('how many requests a second history keeps whole', () => {
   it.each<[string, number, readonly Step[]]>([
-    ['a burst of as many as the burst, then none', 3, [[0, 'take', true], [0, 'take', true], [0, 'take', true], [0, 'take', false], [0, 'open', false]]],
+    ['a burst of as many as it holds, then none', 3, [[0, 'take', true], [0, 'take', true], [0, 'take', true], [0, 'take', false], [0, 'open', false]]],
     [
       'refilled at the rate: one more a third of a second later at 3 a second',
       3,
@@ -18,7 +18,7 @@ describe('how many requests a second history keeps whole', () => {
     ['a clock that goes back adds nothing and takes nothing', 1, [[1000, 'take', true], [500, 'take', false], [1500, 'take', true]]],
   ])('%s', (_, perSecond, steps) => {
     let t = 0;
-    // The burst as many as the rate, as it is told here, so that the cases stay short.
+    // Bursts as large as the rate here, so that the cases stay short.
     const rate = bodyRate(perSecond, perSecond, () => t);
     const answers = steps.map(([at, op]) => {
       t = at;

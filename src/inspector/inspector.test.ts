@@ -241,6 +241,28 @@ describe.each([
   });
 });
 
+describe('history at a low inspector.bodiesPerSecond, its burst left as it is', () => {
+  let rated: Inspector;
+  let g: InspectedGateway;
+  beforeAll(async () => {
+    // One every 20 seconds: nothing refills while the burst passes, however slow the machine.
+    rated = createInspector({ capacity: 30, bodiesPerSecond: 0.05 });
+    g = await inspectedGateway(rated);
+  });
+  afterAll(async () => {
+    rated.close();
+    await g.gw.close();
+  });
+
+  it('keeps a burst of 20 whole however low the rate, and the 21st as its row: subagents starting together are all kept', async () => {
+    const statuses = await Promise.all(Array.from({ length: 21 }, async (_, i) => (await g.chat(`q${i}`)).status));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    const rows = await g.rows(await g.signIn());
+    expect(rows).toHaveLength(21);
+    expect(rows.filter((r) => r.bodiesSkipped).length).toBe(1);
+  });
+});
+
 describe('without history: capturing only while someone watches', () => {
   let watched: Inspector;
   let g: InspectedGateway;
