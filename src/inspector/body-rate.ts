@@ -15,8 +15,9 @@ export interface BodyRate {
   take(): boolean;
 }
 
-/** The burst a rate allows unless told otherwise: this many at once, or a second's worth when that is more; none at a rate of 0. */
+/** Requests kept whole at once unless told otherwise: a developer's subagents start a dozen together. */
 export const DEFAULT_BURST = 20;
+/** A rate's burst unless told otherwise: `DEFAULT_BURST`, or a second's worth when that is more; none at a rate of 0. */
 export const burstFor = (perSecond: number) => (perSecond > 0 ? Math.max(DEFAULT_BURST, Math.floor(perSecond)) : 0);
 
 export function bodyRate(perSecond: number, burst = burstFor(perSecond), now: () => number = () => performance.now()): BodyRate {

@@ -28,7 +28,7 @@ import { isLoopback, isOwnOrigin } from '../server/host-guard.js';
 import { readSignIn, SIGN_IN_CSP, signInPage, wrongKeyThrottle } from './sign-in.js';
 import { createPushHub, type PushOptions } from './push.js';
 import { createStore, recordOf, summaryOf, type StoreEntry, type StoreOptions } from './store.js';
-import { bodyRate, burstFor } from './body-rate.js';
+import { bodyRate } from './body-rate.js';
 import type { ExchangeDetail, ExchangeList, SkippedLines } from './common/types.js';
 
 export const INSPECTOR_PREFIX = '/_inspector';
@@ -53,7 +53,7 @@ export interface InspectorOptions extends StoreOptions, AuthOptions, PushOptions
   readonly history?: boolean;
   /** With history, how many requests a second are kept whole while no page is open; the rest keep their row (body-rate.ts). */
   readonly bodiesPerSecond?: number;
-  /** How many of them at once (default `burstFor(bodiesPerSecond)`). */
+  /** How many of them at once (default: `burstFor` in body-rate.ts). */
   readonly bodiesBurst?: number;
   /**
    * The key that gets a fresh one-time link from `POST /_inspector/link` over loopback (`link-key.ts`).
@@ -123,8 +123,7 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
   // costs the garbage collector little, its bodies too while the rate allows; a request gets a pending
   // row only while a page is open to see it. Without history, nothing is kept while no page is open,
   // not even a row.
-  const perSecond = options.bodiesPerSecond ?? DEFAULT_BODIES_PER_SECOND;
-  const rate = bodyRate(perSecond, options.bodiesBurst ?? burstFor(perSecond));
+  const rate = bodyRate(options.bodiesPerSecond ?? DEFAULT_BODIES_PER_SECOND, options.bodiesBurst);
   // Requests in flight that the rate allowed to be kept whole: taken when the request starts, right
   // after `capturing` found the rate open, so that the requests starting together do not all count
   // on one allowance.
