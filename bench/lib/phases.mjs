@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closedLoop } from './closed-loop.mjs';
-import { coreBusy, coreTimes, cpuSeconds, memoryMb, pinnedArgv, threadCpuSeconds } from './proc.mjs';
+import { coreBusy, coreTimes, cpuReading, cpuSeconds, memoryMb, pinnedArgv } from './proc.mjs';
 
 const LOAD = fileURLToPath(new URL('../load.mjs', import.meta.url));
 let seq = 0;
@@ -88,8 +88,6 @@ export async function throughputPhase(ctx, target, { name, path, headers, bodyFi
   const warm = warmS > 0 ? await closedLoop(ctx.tool, { ...common, name: `${name}-warm`, durationS: warmS }) : undefined;
   let cpu0;
   let cpu1;
-  let threads0;
-  let threads1;
   let cores0;
   let cores1;
   let mono0;
@@ -101,23 +99,21 @@ export async function throughputPhase(ctx, target, { name, path, headers, bodyFi
     around: {
       before: () => {
         mono0 = monoUs();
-        threads0 = threadCpuSeconds(target.pid);
-        cpu0 = cpuSeconds(target.pid);
+        cpu0 = cpuReading(target.pid);
         cores0 = coreTimes();
       },
       after: () => {
-        cpu1 = cpuSeconds(target.pid);
-        threads1 = threadCpuSeconds(target.pid);
+        cpu1 = cpuReading(target.pid);
         cores1 = coreTimes();
         mono1 = monoUs();
       },
     },
   });
-  r.sutCpuS = cpu1 - cpu0;
+  r.sutCpuS = cpu1.total - cpu0.total;
   r.cpuUsPerReq = (r.sutCpuS * 1e6) / r.requests;
   // Its main thread apart from the rest (mostly V8's collector helpers): where a difference in CPU is spent.
-  r.mainUsPerReq = ((threads1.main - threads0.main) * 1e6) / r.requests;
-  r.otherUsPerReq = ((threads1.other - threads0.other) * 1e6) / r.requests;
+  r.mainUsPerReq = ((cpu1.main - cpu0.main) * 1e6) / r.requests;
+  r.otherUsPerReq = ((cpu1.other - cpu0.other) * 1e6) / r.requests;
   r.coreBusyPct = coreBusy(cores0, cores1);
   r.rssMb = memoryMb(target.pid).rss;
   r.warmRequests = warm?.requests ?? 0;

@@ -116,25 +116,44 @@ export function stopProcess(child, graceMs = 6000) {
 
 const HAS_SCHEDSTAT = existsSync('/proc/self/schedstat');
 
+/** CPU seconds (user + system, all threads) the process has used: `cpuReading(pid).total`. */
+export const cpuSeconds = (pid) => cpuReading(pid).total;
+
 /**
- * CPU seconds (user + system, all threads) the process has used. The sum of
- * /proc/<pid>/task/<tid>/schedstat (on-CPU nanoseconds) when the kernel has it,
- * since /proc/<pid>/stat counts in 10 ms ticks; else utime + stime from stat.
+ * The CPU seconds the process has used: in all (user + system), and apart for its main thread, where its
+ * JavaScript runs, and its other threads together (V8's collector helpers and compiler, libuv's pool).
+ * From /proc/<pid>/task/<tid>/schedstat (on-CPU nanoseconds) when the kernel has it, since /proc/<pid>/stat
+ * counts in 10 ms ticks; else the total from stat's utime + stime, and no split (NaN).
  */
-export function cpuSeconds(pid) {
-  if (!HAS_PROC) return NaN;
-  if (HAS_SCHEDSTAT) {
-    const t = threadCpuSeconds(pid);
-    return t.main + t.other;
+export function cpuReading(pid) {
+  const none = { total: NaN, main: NaN, other: NaN };
+  if (!HAS_PROC) return none;
+  if (!HAS_SCHEDSTAT) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // rest[0] is field 3 (state); utime is field 14, stime field 15.
+      return { ...none, total: (Number(rest[11]) + Number(rest[12])) / CLK_TCK };
+    } catch {
+      return none;
+    }
   }
+  let main = 0;
+  let other = 0;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // rest[0] is field 3 (state); utime is field 14, stime field 15.
-    return (Number(rest[11]) + Number(rest[12])) / CLK_TCK;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        if (Number(tid) === pid) main += ns;
+        else other += ns;
+      } catch {
+        // a thread that just ended
+      }
+    }
   } catch {
-    return NaN;
+    return none;
   }
+  return { total: (main + other) / 1e9, main: main / 1e9, other: other / 1e9 };
 }
 
 /** VmRSS and VmHWM (peak RSS) in MB. */
@@ -179,28 +198,4 @@ export function coreBusy(before, after) {
     const total = a.total - b.total;
     return total > 0 ? Math.round((1000 * (a.busy - b.busy)) / total) / 10 : NaN;
   });
-}
-
-/**
- * The CPU seconds of the process's main thread, where its JavaScript runs, and of its other threads
- * together (V8's collector helpers and compiler, libuv's pool), from schedstat; NaN without it.
- */
-export function threadCpuSeconds(pid) {
-  if (!HAS_PROC || !HAS_SCHEDSTAT) return { main: NaN, other: NaN };
-  let main = 0;
-  let other = 0;
-  try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      try {
-        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-        if (Number(tid) === pid) main += ns;
-        else other += ns;
-      } catch {
-        // a thread that just ended
-      }
-    }
-  } catch {
-    return { main: NaN, other: NaN };
-  }
-  return { main: main / 1e9, other: other / 1e9 };
 }

@@ -2,23 +2,23 @@ import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-type ByThread = { main: number; other: number };
+type Reading = { total: number; main: number; other: number };
 // The benchmark is plain JavaScript outside the TypeScript build; its process readings are imported as it runs them.
-const { cpuSeconds, threadCpuSeconds } = (await import(new URL('../../bench/lib/proc.mjs', import.meta.url).href)) as {
+const { cpuSeconds, cpuReading } = (await import(new URL('../../bench/lib/proc.mjs', import.meta.url).href)) as {
   cpuSeconds: (pid: number) => number;
-  threadCpuSeconds: (pid: number) => ByThread;
+  cpuReading: (pid: number) => Reading;
 };
 
 const HAS_SCHEDSTAT = existsSync('/proc/self/schedstat');
 
 describe.skipIf(!HAS_SCHEDSTAT)('the CPU a process used, by thread', () => {
   it('counts a busy worker thread among the other threads and not the main one, and both in the total', async () => {
-    const before = threadCpuSeconds(process.pid);
+    const before = cpuReading(process.pid);
     const totalBefore = cpuSeconds(process.pid);
     // Read while the worker still runs: a thread that has ended leaves the task list.
     const worker = new Worker('const end = Date.now() + 1500; while (Date.now() < end);', { eval: true });
     await sleep(800);
-    const after = threadCpuSeconds(process.pid);
+    const after = cpuReading(process.pid);
     const totalAfter = cpuSeconds(process.pid);
     await worker.terminate();
     const other = after.other - before.other;
