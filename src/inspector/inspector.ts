@@ -135,7 +135,10 @@ export function createInspector(options: InspectorOptions = {}): Inspector {
           else if (record.exchange !== undefined && rate.take()) whole.add(record);
         },
         requestEnded(record) {
-          push(store.endLive(record) ?? store.addEnded(record, whole.delete(record) || (record.exchange !== undefined && watching())));
+          const ended = store.endLive(record);
+          if (ended === undefined) store.addEnded(record, whole.delete(record) || (record.exchange !== undefined && watching()));
+          // A row is made into an entry only for a page open now to be sent.
+          if (hub.watching) push(ended ?? store.newest());
         },
       }
     : {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExchangeJson } from '../log/exchange-json.js';
 import { exchangeJson } from '../log/exchange-json.js';
 import { newExchange } from '../log/exchange.js';
-import type { RequestRecord } from '../log/record.js';
+import { newRecord, type RequestRecord } from '../log/record.js';
 import { createStore, ENTRY_OVERHEAD, recordOf, summaryOf } from './store.js';
 import { expectLinear, GROWTH } from '../../test/helpers/linear-time.js';
 
@@ -147,7 +147,10 @@ describe('the inspector store', () => {
     const records = [record(100), record(100), record(100)];
     for (const i of liveOnes) store.addLive(records[i]!);
     // History: the end of a request that had no live entry keeps it as the newest.
-    for (const r of records) expect(store.endLive(r) ?? store.addEnded(r, true)).toMatchObject({ id: r.id, kind: 'kept' });
+    for (const r of records) {
+      if (!store.endLive(r)) store.addEnded(r, true);
+      expect(store.get(r.id)).toMatchObject({ id: r.id, kind: 'kept' });
+    }
     for (const r of records) expect(store.get(r.id)).toMatchObject({ id: r.id, kind: 'kept' });
     expect(store.get('req_none')).toBeUndefined();
     const live = new Set(liveOnes);
@@ -160,6 +163,28 @@ describe('the inspector store', () => {
     expect(store.evicted).toBe(3);
   });
 
+  it('keeps rows without bodies in columns and records with a rare fact as they are, in the order they ended', () => {
+    const store = createStore({ capacity: 3 });
+    const plain = () => ({ ...newRecord(`req_${++n}`, 1_700_000_000_000 + n, n, 'POST', '/v1/messages'), status: 200, usage: { inputTokens: n } });
+    const ended = [plain(), { ...plain(), status: 500, error: 'upstream answered 500' }, plain(), record(100), plain()];
+    const whole = [false, false, false, true, false];
+    for (const [i, r] of ended.entries()) store.addEnded(r, whole[i]!);
+    // The first two went out of the ring of three; each place was a row or a record in turn.
+    expect(ids(store)).toEqual([ended[4]!.id, ended[3]!.id, ended[2]!.id]);
+    expect(store.size).toBe(3);
+    for (const r of ended.slice(0, 2)) expect(store.get(r.id)).toBeUndefined();
+    for (const i of [2, 4]) {
+      const entry = store.get(ended[i]!.id)!;
+      expect(entry).toMatchObject({ kind: 'kept', bodiesSkipped: true });
+      expect(recordOf(entry as Parameters<typeof recordOf>[0])).toStrictEqual({ ...ended[i]!, exchange: undefined, trace: undefined });
+      expect(summaryOf(entry)).toMatchObject({ id: ended[i]!.id, status: 200, bodiesSkipped: true });
+    }
+    expect(store.get(ended[3]!.id)).toMatchObject({ kind: 'kept', bodiesSkipped: false });
+    expect(store.newest()?.id).toBe(ended[4]!.id);
+    // Rows count in the bound as every entry does.
+    expect(store.bytes).toBe(3 * ENTRY_OVERHEAD + 100);
+  });
+
   it('ignores the end of a request it already dropped, which history keeps again as a new entry', () => {
     const store = createStore({ capacity: 1 });
     const a = record();
@@ -168,7 +193,8 @@ describe('the inspector store', () => {
     store.addLive(b);
     expect(store.endLive(a)).toBeUndefined();
     expect(ids(store)).toEqual([b.id]);
-    expect(store.addEnded(a, true).id).toBe(a.id);
+    store.addEnded(a, true);
+    expect(store.newest()?.id).toBe(a.id);
     // b's live entry went with a's arrival; its end finds nothing live.
     expect(store.endLive(b)).toBeUndefined();
     expect(ids(store)).toEqual([a.id]);

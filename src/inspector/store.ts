@@ -3,8 +3,9 @@
  * their bodies while they fit in `maxBytes` (past it, the oldest lose their bodies first and keep
  * their row). A request in flight while a page is open is held as the gateway's own `RequestRecord`
  * (its pending row); once a request ends it is packed (`packed.ts`): its facts, and its bodies copied
- * into a ring of bytes (`arena.ts`) that writes over the oldest. A recording's exchanges are held as
- * read, and lose their bodies oldest first the same way. Nothing is parsed or serialised until someone
+ * into a ring of bytes (`arena.ts`) that writes over the oldest. One kept without its bodies goes
+ * into columns (`rows.ts`) unless it has a rare fact, and becomes an entry only when read. A
+ * recording's exchanges are held as read, and lose their bodies oldest first the same way. Nothing is parsed or serialised until someone
  * opens it, and nothing is written to disk.
  *
  * Only live and recorded entries are found by id in a map: a kept entry is added on every request
@@ -15,6 +16,7 @@ import type { ExchangeJson } from '../log/exchange-json.js';
 import type { RequestRecord } from '../log/record.js';
 import { createArena, type Arena } from './arena.js';
 import { bodiesHeld, packRecord, unpackRecord, type PackedRecord } from './packed.js';
+import { createRows } from './rows.js';
 import { summaryOfJson, summaryOfRecord } from './summary.js';
 import type { ExchangeSummary } from './common/types.js';
 
@@ -60,12 +62,16 @@ export interface Store {
   addLive(record: RequestRecord): StoreEntry;
   /** The request has ended: its live entry is packed; returns it unless it was never added or already dropped. */
   endLive(record: RequestRecord): StoreEntry | undefined;
-  /** A request that had no live entry has ended (history): packed and kept as the newest, its bodies only when `whole`. */
-  addEnded(record: RequestRecord, whole: boolean): StoreEntry;
+  /**
+   * A request that had no live entry has ended (history): kept as the newest, its bodies only when
+   * `whole`; `newest()` is its entry.
+   */
+  addEnded(record: RequestRecord, whole: boolean): void;
   addRecorded(json: ExchangeJson, bytes: number): StoreEntry;
   /** The facts of an exchange from before a restart (`from-ledger.ts`): a row without bodies, so marked. */
   addRestored(json: ExchangeJson): StoreEntry;
   get(id: string): StoreEntry | undefined;
+  newest(): StoreEntry | undefined;
   /** Newest first. */
   entries(): StoreEntry[];
 }
@@ -108,8 +114,10 @@ function jsonFacts(json: ExchangeJson): ExchangeJson {
 export function createStore(options: StoreOptions = {}): Store {
   const capacity = Math.max(1, options.capacity ?? DEFAULT_CAPACITY);
   const maxBytes = Math.max(0, options.maxBytes ?? DEFAULT_MAX_BYTES);
-  // A ring: `slots[seq % capacity]` for headSeq <= seq < nextSeq holds the entry that arrived seq-th.
-  const slots: (StoreEntry | undefined)[] = new Array<StoreEntry | undefined>(capacity);
+  // A ring: `slots[seq % capacity]` for headSeq <= seq < nextSeq holds the entry that arrived seq-th,
+  // or null when its facts are in `rows` at the same place (made into an entry when first read).
+  const slots: (StoreEntry | null | undefined)[] = new Array<StoreEntry | null | undefined>(capacity);
+  const rows = createRows(capacity);
   // Allocated slab by slab as bodies come: a store that only ever holds a recording allocates none.
   // The rows' overhead comes out of the same bound, so that rows and bodies together stay within it.
   const arena = createArena(Math.max(0, maxBytes - capacity * ENTRY_OVERHEAD));
@@ -132,7 +140,8 @@ export function createStore(options: StoreOptions = {}): Store {
     slots[headSeq % capacity] = undefined;
     headSeq++;
     evicted++;
-    if (old) {
+    if (old === null) bytes -= ENTRY_OVERHEAD;
+    else if (old) {
       bytes -= old.bytes;
       if (old.kind !== 'kept') byId.delete(old.id);
       if (old.kind === 'live') live--;
@@ -171,6 +180,25 @@ export function createStore(options: StoreOptions = {}): Store {
     evictToFit();
     return entry;
   };
+  /** The record's facts into `rows`; false when it has a fact a row does not hold. */
+  const pushRow = (record: RequestRecord) => {
+    if (count() === capacity) dropOldest();
+    if (!rows.write(nextSeq % capacity, record)) return false;
+    slots[nextSeq % capacity] = null;
+    nextSeq++;
+    bytes += ENTRY_OVERHEAD;
+    evictToFit();
+    return true;
+  };
+  /** The entry that arrived seq-th, a row made into one the first time it is read. */
+  const at = (seq: number): StoreEntry | undefined => {
+    const i = seq % capacity;
+    const e = slots[i];
+    if (e !== null) return e;
+    const entry = kept(rows.read(i), seq, false);
+    slots[i] = entry;
+    return entry;
+  };
   // Its bodies go to the arena (which writes over the oldest), so the entry itself costs only its overhead.
   const kept = (record: RequestRecord, seq: number, whole: boolean): StoreEntry => ({
     kind: 'kept',
@@ -185,7 +213,7 @@ export function createStore(options: StoreOptions = {}): Store {
   const findKept = (id: string): StoreEntry | undefined => {
     for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
       const e = slots[seq % capacity];
-      if (e?.kind === 'kept' && e.id === id) return e;
+      if (e === null ? rows.id(seq % capacity) === id : e?.kind === 'kept' && e.id === id) return at(seq);
     }
     return undefined;
   };
@@ -218,7 +246,7 @@ export function createStore(options: StoreOptions = {}): Store {
       return entry;
     },
     addEnded(record, whole) {
-      return push((seq) => kept(record, seq, whole));
+      if (whole || !pushRow(record)) push((seq) => kept(record, seq, whole));
     },
     addRecorded(json, size) {
       let id = json.id;
@@ -236,10 +264,11 @@ export function createStore(options: StoreOptions = {}): Store {
       return push((seq) => ({ kind: 'recorded', id: json.id, seq, json, ended: true, bodiesDropped: true, summary, bytes: ENTRY_OVERHEAD }));
     },
     get: (id) => byId.get(id) ?? findKept(id),
+    newest: () => (nextSeq > headSeq ? at(nextSeq - 1) : undefined),
     entries() {
       const out: StoreEntry[] = [];
       for (let seq = nextSeq - 1; seq >= headSeq; seq--) {
-        const e = slots[seq % capacity];
+        const e = at(seq);
         if (e) out.push(e);
       }
       return out;
