@@ -147,10 +147,7 @@ describe('the inspector store', () => {
     const records = [record(100), record(100), record(100)];
     for (const i of liveOnes) store.addLive(records[i]!);
     // History: the end of a request that had no live entry keeps it as the newest.
-    for (const r of records) {
-      if (!store.endLive(r)) store.addEnded(r, true);
-      expect(store.get(r.id)).toMatchObject({ id: r.id, kind: 'kept' });
-    }
+    for (const r of records) if (!store.endLive(r)) store.addEnded(r, true);
     for (const r of records) expect(store.get(r.id)).toMatchObject({ id: r.id, kind: 'kept' });
     expect(store.get('req_none')).toBeUndefined();
     const live = new Set(liveOnes);
@@ -166,19 +163,27 @@ describe('the inspector store', () => {
   it('keeps rows without bodies in columns and records with a rare fact as they are, in the order they ended', () => {
     const store = createStore({ capacity: 3 });
     const plain = () => ({ ...newRecord(`req_${++n}`, 1_700_000_000_000 + n, n, 'POST', '/v1/messages'), status: 200, usage: { inputTokens: n } });
-    const ended = [plain(), { ...plain(), status: 500, error: 'upstream answered 500' }, plain(), record(100), plain()];
+    const failed = { ...plain(), status: 500, error: 'upstream answered 500' };
+    const ended = [plain(), plain(), failed, record(100), plain()];
     const whole = [false, false, false, true, false];
     for (const [i, r] of ended.entries()) store.addEnded(r, whole[i]!);
-    // The first two went out of the ring of three; each place was a row or a record in turn.
-    expect(ids(store)).toEqual([ended[4]!.id, ended[3]!.id, ended[2]!.id]);
+    // The first two (rows) went out of the ring of three; each place was a row or a record in turn.
+    expect(ids(store)).toEqual([ended[4]!.id, ended[3]!.id, failed.id]);
     expect(store.size).toBe(3);
     for (const r of ended.slice(0, 2)) expect(store.get(r.id)).toBeUndefined();
-    for (const i of [2, 4]) {
-      const entry = store.get(ended[i]!.id)!;
-      expect(entry).toMatchObject({ kind: 'kept', bodiesSkipped: true });
-      expect(recordOf(entry as Parameters<typeof recordOf>[0])).toStrictEqual({ ...ended[i]!, exchange: undefined, trace: undefined });
-      expect(summaryOf(entry)).toMatchObject({ id: ended[i]!.id, status: 200, bodiesSkipped: true });
-    }
+    // The failed request keeps its record, as it is.
+    const kept = store.get(failed.id)!;
+    expect(kept).toMatchObject({ kind: 'kept', bodiesSkipped: true });
+    expect(recordOf(kept as Parameters<typeof recordOf>[0])).toBe(failed);
+    expect(summaryOf(kept)).toMatchObject({ status: 500, error: 'upstream answered 500' });
+    // The newest was a row: read back from the columns, its facts as they were.
+    const row = ended[4]!;
+    const entry = store.get(row.id)!;
+    expect(entry).toMatchObject({ kind: 'kept', bodiesSkipped: true });
+    const read = recordOf(entry as Parameters<typeof recordOf>[0]);
+    expect(read).not.toBe(row);
+    expect(read).toStrictEqual({ ...row, exchange: undefined, trace: undefined });
+    expect(summaryOf(entry)).toMatchObject({ id: row.id, status: 200, bodiesSkipped: true });
     expect(store.get(ended[3]!.id)).toMatchObject({ kind: 'kept', bodiesSkipped: false });
     expect(store.newest()?.id).toBe(ended[4]!.id);
     // Rows count in the bound as every entry does.
