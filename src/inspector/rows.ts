@@ -95,7 +95,6 @@ const T = Object.fromEntries(TEXT_FIELDS.map((field, i) => [field, i])) as Recor
 const TEXTS = TEXT_FIELDS.length;
 const COST_SOURCES: readonly Cost['source'][] = ['config', 'catalogue', 'unpriced'];
 
-const orNaN = (n: number | undefined) => (n === undefined ? Number.NaN : n);
 const orUndefined = (n: number) => (Number.isNaN(n) ? undefined : n);
 
 export interface Rows {
@@ -154,17 +153,17 @@ export function createRows(capacity: number): Rows {
       numbers[n + N.startedAt] = r.startedAt;
       numbers[n + N.start] = r.start;
       numbers[n + N.stream] = r.stream === undefined ? Number.NaN : r.stream ? 1 : 0;
-      numbers[n + N.status] = orNaN(r.status);
-      numbers[n + N.durationMs] = orNaN(r.durationMs);
-      numbers[n + N.ttfbMs] = orNaN(r.ttfbMs);
-      numbers[n + N.attemptCount] = orNaN(r.attemptCount);
+      numbers[n + N.status] = r.status ?? Number.NaN;
+      numbers[n + N.durationMs] = r.durationMs ?? Number.NaN;
+      numbers[n + N.ttfbMs] = r.ttfbMs ?? Number.NaN;
+      numbers[n + N.attemptCount] = r.attemptCount ?? Number.NaN;
       const u = r.usage;
       numbers[n + N.usage] = u === undefined ? 0 : 1;
-      numbers[n + N.inputTokens] = orNaN(u?.inputTokens);
-      numbers[n + N.outputTokens] = orNaN(u?.outputTokens);
-      numbers[n + N.cachedTokens] = orNaN(u?.cachedTokens);
-      numbers[n + N.cacheWriteTokens] = orNaN(u?.cacheWriteTokens);
-      numbers[n + N.cacheWrite1hTokens] = orNaN(u?.cacheWrite1hTokens);
+      numbers[n + N.inputTokens] = u?.inputTokens ?? Number.NaN;
+      numbers[n + N.outputTokens] = u?.outputTokens ?? Number.NaN;
+      numbers[n + N.cachedTokens] = u?.cachedTokens ?? Number.NaN;
+      numbers[n + N.cacheWriteTokens] = u?.cacheWriteTokens ?? Number.NaN;
+      numbers[n + N.cacheWrite1hTokens] = u?.cacheWrite1hTokens ?? Number.NaN;
       const cost = r.cost;
       numbers[n + N.costSource] = cost === undefined ? Number.NaN : COST_SOURCES.indexOf(cost.source);
       numbers[n + N.costUsd] = cost?.usd ?? Number.NaN;

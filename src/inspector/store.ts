@@ -170,25 +170,22 @@ export function createStore(options: StoreOptions = {}): Store {
     }
     while (count() > 1 && bytes > maxBytes) dropOldest();
   };
-  const push = (make: (seq: number) => StoreEntry) => {
+  const makeRoom = () => {
     if (count() === capacity) dropOldest();
-    const entry = make(nextSeq);
-    slots[nextSeq % capacity] = entry;
-    nextSeq++;
-    if (entry.kind !== 'kept') byId.set(entry.id, entry);
-    bytes += entry.bytes;
-    evictToFit();
-    return entry;
   };
-  /** The record's facts into `rows`; false when it has a fact a row does not hold. */
-  const pushRow = (record: RequestRecord) => {
-    if (count() === capacity) dropOldest();
-    if (!rows.write(nextSeq % capacity, record)) return false;
-    slots[nextSeq % capacity] = null;
+  /** What arrived next into the ring (an entry, or null for a row already written to `rows`), its bytes counted. */
+  const append = (slot: StoreEntry | null, size: number) => {
+    slots[nextSeq % capacity] = slot;
     nextSeq++;
-    bytes += ENTRY_OVERHEAD;
+    bytes += size;
     evictToFit();
-    return true;
+  };
+  const push = (make: (seq: number) => StoreEntry) => {
+    makeRoom();
+    const entry = make(nextSeq);
+    if (entry.kind !== 'kept') byId.set(entry.id, entry);
+    append(entry, entry.bytes);
+    return entry;
   };
   /** The entry that arrived seq-th, a row made into one the first time it is read. */
   const at = (seq: number): StoreEntry | undefined => {
@@ -246,7 +243,10 @@ export function createStore(options: StoreOptions = {}): Store {
       return entry;
     },
     addEnded(record, whole) {
-      if (whole || !pushRow(record)) push((seq) => kept(record, seq, whole));
+      makeRoom();
+      // A row goes into the columns unless it has a fact they do not hold.
+      if (!whole && rows.write(nextSeq % capacity, record)) append(null, ENTRY_OVERHEAD);
+      else push((seq) => kept(record, seq, whole));
     },
     addRecorded(json, size) {
       let id = json.id;
